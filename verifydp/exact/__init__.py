@@ -1,0 +1,1 @@
+"""Exact numbers: finite distributions, rational functions of t = e^eps, rigorous brackets."""
