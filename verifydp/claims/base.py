@@ -1,0 +1,166 @@
+"""Claims as data plus a checker, and the verdicts they produce (design.md §1, §5)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from verifydp.witness import Witness
+
+
+class Verdict(str, Enum):
+    REFUTED = "refuted"
+    HOLDS = "holds-on-instance"
+    PROVED = "proved"
+    INCONCLUSIVE = "inconclusive"
+
+
+@dataclass(frozen=True)
+class InstanceResult:
+    """One checked instance: its parameters, its verdict and the numbers behind it."""
+
+    params: dict[str, Any]
+    verdict: Verdict
+    claimed: str
+    actual: str
+    note: str = ""
+    witness: Witness | None = field(default=None, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "params": self.params,
+            "verdict": self.verdict.value,
+            "claimed": self.claimed,
+            "actual": self.actual,
+        }
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One printed statement inside a claim (a part, a table cell, a sentence)."""
+
+    text: str
+    verdict: Verdict
+    instances: tuple[InstanceResult, ...] = ()
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"statement": self.text, "verdict": self.verdict.value}
+        if self.note:
+            out["note"] = self.note
+        if self.instances:
+            out["instances"] = [i.to_json() for i in self.instances]
+        return out
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    claim: str
+    verdict: Verdict
+    statements: tuple[Statement, ...]
+    witness: Witness | None = None
+    seconds: float = 0.0
+    lp_sizes: tuple[int, ...] = ()
+
+    @property
+    def instances(self) -> list[InstanceResult]:
+        return [i for s in self.statements for i in s.instances]
+
+    def summary(self) -> str:
+        n = len(self.instances)
+        if self.verdict is Verdict.REFUTED:
+            bad = [s for s in self.statements if s.verdict is Verdict.REFUTED]
+            return f"{bad[0].note or bad[0].text}"
+        if self.verdict is Verdict.HOLDS:
+            held = sum(i.verdict in (Verdict.HOLDS, Verdict.PROVED) for i in self.instances)
+            if held == n:
+                return f"holds on all {n} instances checked"
+            reasons = sorted({i.note for i in self.instances if i.verdict is Verdict.INCONCLUSIVE})
+            return (
+                f"holds on {held} of {n} instances; the other {n - held} are inconclusive: "
+                + "; ".join(reasons)
+            )
+        if self.verdict is Verdict.PROVED:
+            return "; ".join(s.note or s.text for s in self.statements)
+        return "; ".join(s.note for s in self.statements if s.note) or "inconclusive"
+
+    def to_json(self, witness_path: str | None = None) -> dict[str, Any]:
+        return {
+            "claim": self.claim,
+            "verdict": self.verdict.value,
+            "instances": [i.to_json() for i in self.instances],
+            "witness": witness_path if witness_path else (
+                self.witness.to_json() if self.witness else None
+            ),
+            "detail": {
+                "summary": self.summary(),
+                "statements": [s.to_json() for s in self.statements],
+                "seconds": round(self.seconds, 3),
+                "lp_points_max": max(self.lp_sizes, default=0),
+            },
+        }
+
+
+def combine(statements: Iterable[Statement]) -> Verdict:
+    """A claim is refuted when any statement is; proved/holds only when all are."""
+    verdicts = [s.verdict for s in statements]
+    if Verdict.REFUTED in verdicts:
+        return Verdict.REFUTED
+    if Verdict.INCONCLUSIVE in verdicts or not verdicts:
+        return Verdict.INCONCLUSIVE
+    if all(v is Verdict.PROVED for v in verdicts):
+        return Verdict.PROVED
+    return Verdict.HOLDS
+
+
+def aggregate(instances: Iterable[InstanceResult]) -> Verdict:
+    """Verdict of one statement from its instances (design.md §5)."""
+    inst = list(instances)
+    verdicts = {i.verdict for i in inst}
+    if Verdict.REFUTED in verdicts:
+        return Verdict.REFUTED
+    if Verdict.HOLDS in verdicts:
+        # "holds" is stated for the instances that held; the others are listed with their
+        # reason (typically a bound attained exactly at an irrational e^ε, where certified
+        # brackets of two equal numbers cannot be separated).
+        return Verdict.HOLDS
+    if verdicts and verdicts <= {Verdict.PROVED}:
+        return Verdict.PROVED
+    return Verdict.INCONCLUSIVE
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Wall-clock budget for a check; instance loops stop when it is spent."""
+
+    seconds: float | None = None
+    start: float = field(default_factory=time.monotonic)
+
+    def spent(self) -> bool:
+        return self.seconds is not None and time.monotonic() - self.start > self.seconds
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A published statement, encoded exactly as printed, with its checker."""
+
+    id: str
+    paper: str
+    where: str
+    summary: str
+    printed: str  # the statement as printed (LaTeX where the paper has formulas)
+    checker: Callable[[Budget], ClaimResult] = field(compare=False)
+
+    def check(self, budget: Budget | None = None) -> ClaimResult:
+        start = time.monotonic()
+        res = self.checker(budget or Budget())
+        return ClaimResult(
+            res.claim, res.verdict, res.statements, res.witness,
+            time.monotonic() - start, res.lp_sizes,
+        )

@@ -1,0 +1,190 @@
+"""Generic checkers: compare a printed bound with the exact worst case (design.md §5).
+
+* upper bound on e^{ε'}: refuted when a certified lower bound of the exact worst-case ratio
+  exceeds the certified upper end of the printed bound on an instance meeting every
+  assumption; holds on the instance when the certified upper bound is below the printed
+  bound's lower end; inconclusive otherwise.
+* upper bound on δ' at e^{ε'}: the same with the hockey-stick divergence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from verifydp.claims.base import Budget, InstanceResult, Verdict
+from verifydp.designs.base import Design
+from verifydp.epsilon import EpsSpec
+from verifydp.exact.interval import Bracket
+from verifydp.population import PopulationPair, Relation
+from verifydp.witness import Witness
+from verifydp.worstcase.engine import (
+    Bound,
+    MechanismClass,
+    WorstCase,
+    worst_case_hockey,
+    worst_case_ratio,
+)
+
+
+OVERLAP = "certified brackets overlap (the bound is attained or nearly so at an irrational e^ε)"
+
+
+def fmt(x: Fraction | None) -> str:
+    if x is None:
+        return "∞"
+    if x.denominator <= 1000 and abs(x.numerator) < 10**9:
+        return str(x)
+    return f"{float(x):.6g}"
+
+
+def fmt_bound(b: Bound) -> str:
+    if b.infinite:
+        return "∞"
+    if b.exact:
+        return f"= {fmt(b.lower)}"
+    return f"∈ [{fmt(b.lower)}, {fmt(b.upper)}]"
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One population pair, design and base mechanism class on which a bound is checked."""
+
+    params: dict[str, Any]  # substituted into the printed formula, and reported
+    pair: PopulationPair
+    design: Design
+    base_relation: Relation
+    eps: EpsSpec
+    delta: Fraction = Fraction(0)
+    design_prime: Design | None = None
+    label: dict[str, Any] = field(default_factory=dict)  # reported only
+
+    def laws(self):  # type: ignore[no-untyped-def]
+        universe = self.pair.universe
+        law_p = self.design.sample_law(self.pair.p, universe)
+        law_q = (self.design_prime or self.design).sample_law(self.pair.q, universe)
+        return law_p, law_q
+
+    def mclass(self) -> MechanismClass:
+        lo, hi = self.eps.t_bracket()
+        return MechanismClass(self.base_relation, lo, hi, self.delta)
+
+    def report(self) -> dict[str, Any]:
+        out = {k: str(v) for k, v in self.params.items()}
+        out.update({k: str(v) for k, v in self.label.items()})
+        out["epsilon"] = str(self.eps)
+        out["|P|"] = str(self.pair.p.size)
+        out["|P'|"] = str(self.pair.q.size)
+        if self.delta:
+            out["delta"] = str(self.delta)
+        return out
+
+
+@dataclass
+class UpperCheck:
+    """Accumulates instance results and the best witness for one printed upper bound."""
+
+    claim: str
+    results: list[InstanceResult] = field(default_factory=list)
+    witness: Witness | None = None
+    witness_key: tuple[int, Fraction] | None = None
+    lp_sizes: list[int] = field(default_factory=list)
+
+    def offer(self, w: Witness, size: int, excess: Fraction) -> None:
+        key = (size, -excess)
+        if self.witness_key is None or key < self.witness_key:
+            self.witness, self.witness_key = w, key
+
+
+def _excess(lower: Fraction | None, bound: Bracket) -> Fraction:
+    if lower is None:
+        return Fraction(10**9)
+    return lower / bound.hi if bound.hi > 0 else Fraction(10**9)
+
+
+def check_ratio_upper(
+    claim: str,
+    printed: sympy.Expr,
+    instances: Iterable[Instance],
+    budget: Budget,
+    acc: UpperCheck | None = None,
+) -> UpperCheck:
+    """`printed` is the claimed bound on e^{ε'} (exp of the printed ε')."""
+    acc = acc or UpperCheck(claim)
+    for inst in instances:
+        if budget.spent():
+            break
+        law_p, law_q = inst.laws()
+        wc = worst_case_ratio(law_p, law_q, inst.mclass())
+        acc.lp_sizes.append(wc.lp_points)
+        bound = inst.eps.evaluate(printed, inst.params)
+        acc.results.append(_ratio_result(acc, inst, wc, bound, printed))
+    return acc
+
+
+def _ratio_result(
+    acc: UpperCheck, inst: Instance, wc: WorstCase, bound: Bracket, printed: sympy.Expr
+) -> InstanceResult:
+    worst = wc.worst
+    claimed = f"e^ε' ≤ {bound}"
+    actual = f"sup ratio {fmt_bound(worst)} (LP {wc.lp_points} pts)"
+    if worst.lower is None or worst.lower > bound.hi:
+        assert worst.witness is not None
+        direction = "forward" if worst is wc.forward else "backward"
+        w = Witness(
+            acc.claim, inst.pair, inst.design, inst.design_prime, inst.base_relation, inst.eps,
+            inst.delta, "ratio", direction, worst.witness, printed, None,
+            {k: str(v) for k, v in inst.params.items()}, claimed, actual,
+        )
+        acc.offer(w, inst.pair.p.size + inst.pair.q.size, _excess(worst.lower, bound))
+        return InstanceResult(inst.report(), Verdict.REFUTED, claimed, actual, witness=w)
+    up = wc.upper
+    if up is not None and up <= bound.lo:
+        return InstanceResult(inst.report(), Verdict.HOLDS, claimed, actual)
+    return InstanceResult(inst.report(), Verdict.INCONCLUSIVE, claimed, actual, note=OVERLAP)
+
+
+def check_hockey_upper(
+    claim: str,
+    printed_t_prime: sympy.Expr,
+    printed_delta: sympy.Expr,
+    instances: Iterable[Instance],
+    budget: Budget,
+    acc: UpperCheck | None = None,
+) -> UpperCheck:
+    """Claimed: D_{e^{ε'}}(M(C(P)) ‖ M(C(P'))) ≤ δ' (both directions)."""
+    acc = acc or UpperCheck(claim)
+    for inst in instances:
+        if budget.spent():
+            break
+        law_p, law_q = inst.laws()
+        tp = inst.eps.evaluate(printed_t_prime, inst.params)
+        dp = inst.eps.evaluate(printed_delta, inst.params)
+        wc = worst_case_hockey(law_p, law_q, inst.mclass(), tp.lo, tp.hi)
+        acc.lp_sizes.append(wc.lp_points)
+        worst = wc.worst
+        claimed = f"δ'(e^ε' = {tp}) ≤ {dp}"
+        actual = f"sup hockey-stick {fmt_bound(worst)}"
+        if worst.lower is not None and worst.lower > dp.hi:
+            assert worst.witness is not None
+            direction = "forward" if worst is wc.forward else "backward"
+            w = Witness(
+                claim, inst.pair, inst.design, inst.design_prime, inst.base_relation, inst.eps,
+                inst.delta, "hockey", direction, worst.witness, printed_delta, printed_t_prime,
+                {k: str(v) for k, v in inst.params.items()}, claimed, actual,
+            )
+            acc.offer(w, inst.pair.p.size + inst.pair.q.size, _excess(worst.lower, dp))
+            acc.results.append(
+                InstanceResult(inst.report(), Verdict.REFUTED, claimed, actual, witness=w)
+            )
+        elif wc.upper is not None and wc.upper <= dp.lo:
+            acc.results.append(InstanceResult(inst.report(), Verdict.HOLDS, claimed, actual))
+        else:
+            acc.results.append(
+                InstanceResult(inst.report(), Verdict.INCONCLUSIVE, claimed, actual, note=OVERLAP)
+            )
+    return acc

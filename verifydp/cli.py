@@ -1,0 +1,187 @@
+"""`verifydp` command line (design.md §8).
+
+Exit status: 0 whatever the verdicts; 2 on usage errors (unknown claim, bad file);
+1 on internal errors. Errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from verifydp import __version__
+
+EXIT_USAGE = 2
+EXIT_INTERNAL = 1
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported in one line, exit status 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="verifydp",
+        description="Exact verification of privacy-amplification claims about sampling designs.",
+    )
+    p.add_argument("--version", action="version", version=f"verifydp {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("claims", help="list claim ids with one-line descriptions").add_argument(
+        "--json", action="store_true", help="machine-readable output"
+    )
+
+    c = sub.add_parser("check", help="check claims against the exact worst case")
+    c.add_argument("claims", nargs="*", metavar="CLAIM_ID")
+    c.add_argument("--all", action="store_true", help="check every claim in the catalogue")
+    c.add_argument("--json", action="store_true", help="one JSON object per claim, as a list")
+    c.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="wall-clock budget per claim (instances left unchecked are not counted)")
+    c.add_argument("--witness-dir", type=Path, default=Path("counterexamples"), metavar="DIR",
+                   help="where witnesses of refuted claims are written (default: counterexamples)")
+    c.add_argument("--no-witnesses", action="store_true", help="do not write witness files")
+    c.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    r = sub.add_parser("replay", help="re-verify a witness file from scratch")
+    r.add_argument("file", type=Path)
+    r.add_argument("--json", action="store_true")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "claims":
+            return cmd_claims(args)
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command == "replay":
+            return cmd_replay(args)
+    except UsageError as exc:
+        print(f"verifydp: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("verifydp: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
+        print(f"verifydp: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    parser.error(f"unknown command {args.command}")
+    return EXIT_USAGE
+
+
+def cmd_claims(args: argparse.Namespace) -> int:
+    from verifydp.claims import catalogue
+
+    cat = catalogue()
+    if args.json:
+        print(json.dumps(
+            [{"claim": c.id, "paper": c.paper, "where": c.where, "summary": c.summary}
+             for c in cat.values()], indent=2,
+        ))
+        return 0
+    width = max(len(k) for k in cat)
+    for c in cat.values():
+        print(f"{c.id:<{width}}  {c.summary}")
+    return 0
+
+
+def _selected(args: argparse.Namespace) -> list[str]:
+    from verifydp.claims import catalogue
+
+    cat = catalogue()
+    if args.all and args.claims:
+        raise UsageError("give claim ids or --all, not both")
+    if not args.all and not args.claims:
+        raise UsageError("name at least one CLAIM_ID, or use --all (see `verifydp claims`)")
+    if args.budget is not None and args.budget <= 0:
+        raise UsageError("--budget must be a positive number of seconds")
+    ids = list(cat) if args.all else list(args.claims)
+    unknown = [i for i in ids if i not in cat]
+    if unknown:
+        raise UsageError(f"unknown claim {unknown[0]!r} (run `verifydp claims` to list them)")
+    return ids
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from verifydp.claims import Budget, catalogue
+    from verifydp.claims.base import Verdict
+    from verifydp.witness import write_witness
+
+    ids = _selected(args)
+    cat = catalogue()
+    results = []
+    show_progress = not args.no_progress and sys.stderr.isatty()
+    progress = _progress(show_progress)
+    with progress:
+        task = progress.add_task("checking", total=len(ids))
+        for cid in ids:
+            progress.update(task, description=f"checking {cid}")
+            res = cat[cid].check(Budget(args.budget))
+            path = None
+            if res.verdict is Verdict.REFUTED and res.witness and not args.no_witnesses:
+                path = str(write_witness(res.witness, args.witness_dir))
+            results.append((res, path))
+            progress.advance(task)
+    if args.json:
+        print(json.dumps([res.to_json(path) for res, path in results], indent=2))
+    else:
+        _table(results)
+    return 0
+
+
+def _progress(enabled: bool):  # type: ignore[no-untyped-def]
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(), console=Console(stderr=True), disable=not enabled, transient=True,
+    )
+
+
+def _table(results) -> None:  # type: ignore[no-untyped-def]
+    from rich.console import Console
+    from rich.table import Table
+
+    colours = {"refuted": "red", "holds-on-instance": "green", "proved": "cyan",
+               "inconclusive": "yellow"}
+    table = Table(title="verifydp verdicts", show_lines=False)
+    table.add_column("claim", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("instances", justify="right")
+    table.add_column("time", justify="right")
+    table.add_column("detail / witness")
+    for res, path in results:
+        v = res.verdict.value
+        detail = res.summary()
+        if path:
+            detail += f"  [witness: {path}]"
+        table.add_row(res.claim, f"[{colours[v]}]{v}[/]", str(len(res.instances)),
+                      f"{res.seconds:.1f}s", detail)
+    Console(width=160).print(table)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from verifydp.witness import WitnessFormatError, replay
+
+    if not args.file.exists():
+        raise UsageError(f"no such witness file: {args.file}")
+    try:
+        report = replay(args.file)
+    except WitnessFormatError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.json:
+        print(json.dumps({"file": str(args.file), "confirmed": report.confirmed,
+                          "lines": list(report.lines)}, indent=2))
+    else:
+        print("\n".join(report.lines))
+    return 0 if report.confirmed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""Test oracle: sample laws by brute force over individual records.
+
+Each record of the population is a distinct individual (index 0..N-1), even when records
+are identical; the oracle enumerates every selection of individuals and projects it to a
+count vector. It shares no counting formula with the fast designs, only `round_allocation`
+(tested on its own), so agreement checks the symmetry reduction. Exponential: tiny inputs only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from fractions import Fraction
+from functools import singledispatch
+from itertools import combinations, product
+
+from verifydp.designs.allocation import LinearSizeRule, ProportionalWOR, round_allocation
+from verifydp.designs.base import Design, DesignError
+from verifydp.designs.simple import SRSWOR, SRSWR, Poisson, RandomSizeWOR
+from verifydp.designs.stratified import StratifiedFixed, StratifiedProportional
+from verifydp.exact.dist import FiniteDist
+from verifydp.population import CountVector, Population, RecordType, Universe
+
+MAX_RECORDS = 12
+MAX_DRAW_SEQUENCES = 10**6  # SRSWR enumerates N^m ordered draws
+
+# (individuals of one group, law of the number drawn from it without replacement)
+Group = tuple[Sequence[int], FiniteDist[int]]
+
+
+class _Records:
+    """The population as individuals, each knowing its record type and universe slot."""
+
+    def __init__(self, pop: Population, universe: Universe) -> None:
+        index = {rt: i for i, rt in enumerate(universe)}
+        self.types: list[RecordType] = pop.records()
+        if len(self.types) > MAX_RECORDS:
+            raise DesignError(
+                f"naive oracle refuses N = {len(self.types)} records (limit {MAX_RECORDS})"
+            )
+        missing = sorted({rt for rt in self.types if rt not in index})
+        if missing:
+            raise DesignError(f"population has types outside the universe: {missing}")
+        self.slot = [index[rt] for rt in self.types]
+        self.dim = len(universe)
+
+    @property
+    def n(self) -> int:
+        return len(self.types)
+
+    def project(self, chosen: Iterable[int]) -> CountVector:
+        v = [0] * self.dim
+        for j in chosen:
+            v[self.slot[j]] += 1
+        return tuple(v)
+
+    def by_stratum(self) -> dict[str | None, list[int]]:
+        out: dict[str | None, list[int]] = {}
+        for j, rt in enumerate(self.types):
+            out.setdefault(rt.stratum, []).append(j)
+        return out
+
+
+def _uniform_subsets(individuals: Sequence[int], m: int) -> list[tuple[tuple[int, ...], int]]:
+    """All m-subsets with the number of them (each has probability 1 / that number)."""
+    if not 0 <= m <= len(individuals):
+        raise DesignError(f"m = {m} exceeds population size {len(individuals)}")
+    subsets = list(combinations(individuals, m))
+    return [(s, len(subsets)) for s in subsets]
+
+
+def _independent_wor(recs: _Records, groups: Sequence[Group]) -> FiniteDist[CountVector]:
+    """Each group independently: draw its size, then a uniform subset of that size."""
+
+    def outcomes() -> Iterator[tuple[CountVector, Fraction]]:
+        for sizes in product(*(list(law) for _, law in groups)):
+            p_sizes = Fraction(1)
+            for _, p in sizes:
+                p_sizes *= p
+            choices = [_uniform_subsets(ind, m) for (ind, _), (m, _) in zip(groups, sizes)]
+            for picks in product(*choices):
+                p = p_sizes
+                for _, count in picks:
+                    p /= count
+                yield recs.project(j for s, _ in picks for j in s), p
+
+    return FiniteDist.from_pairs(outcomes())
+
+
+@singledispatch
+def naive_sample_law(design: Design, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    """Brute-force sample law of `design` on `pop`, for cross-checking `design.sample_law`."""
+    raise DesignError(f"no naive oracle for design kind {design.kind!r}")
+
+
+@naive_sample_law.register
+def _(design: Poisson, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs, q = _Records(pop, universe), design.q
+    return FiniteDist.from_pairs(
+        (
+            recs.project(j for j, keep in enumerate(mask) if keep),
+            q ** sum(mask) * (1 - q) ** (recs.n - sum(mask)),
+        )
+        for mask in product((False, True), repeat=recs.n)
+    )
+
+
+@naive_sample_law.register
+def _(design: SRSWOR, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    return _independent_wor(recs, [(range(recs.n), FiniteDist.point(design.m))])
+
+
+@naive_sample_law.register
+def _(design: SRSWR, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs, m = _Records(pop, universe), design.m
+    if recs.n == 0 and m > 0:
+        raise DesignError(f"cannot draw m = {m} records from an empty population")
+    if recs.n**m > MAX_DRAW_SEQUENCES:
+        raise DesignError(f"naive oracle refuses {recs.n}^{m} draw sequences")
+    weight = Fraction(1, recs.n**m) if m else Fraction(1)
+    return FiniteDist.from_pairs(
+        (recs.project(draws), weight) for draws in product(range(recs.n), repeat=m)
+    )
+
+
+@naive_sample_law.register
+def _(design: RandomSizeWOR, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    return _independent_wor(recs, [(range(recs.n), design.size_law)])
+
+
+@naive_sample_law.register
+def _(design: ProportionalWOR, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    law = round_allocation(design.r * recs.n, design.rounding)
+    return _independent_wor(recs, [(range(recs.n), law)])
+
+
+@naive_sample_law.register
+def _(design: LinearSizeRule, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    hits = sum(1 for rt in recs.types if rt.value == design.value)
+    m = min(max(design.base + design.slope * hits, 0), recs.n)
+    return _independent_wor(recs, [(range(recs.n), FiniteDist.point(m))])
+
+
+@naive_sample_law.register
+def _(
+    design: StratifiedProportional, pop: Population, universe: Universe
+) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    groups = [
+        (ind, round_allocation(design.r * len(ind), design.rounding))
+        for ind in recs.by_stratum().values()
+    ]
+    return _independent_wor(recs, groups)
+
+
+@naive_sample_law.register
+def _(design: StratifiedFixed, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    strata = recs.by_stratum()
+    if None in strata:
+        raise DesignError("stratified-fixed needs a stratum label on every record")
+    unknown = sorted(h for h in strata if h not in design.sizes)  # type: ignore[operator]
+    if unknown:
+        raise DesignError(f"no sample size given for strata {unknown}")
+    groups = [(strata.get(h, []), FiniteDist.point(m)) for h, m in design.sizes.items()]
+    return _independent_wor(recs, groups)
