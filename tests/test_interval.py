@@ -109,8 +109,11 @@ def test_float_is_its_exact_binary_value(xv: Fraction) -> None:
     exact = Fraction(float(xv))
     b = bracket(fl * sp.exp(x), {x: xv})
     with mpmath.workdps(50):
-        ref = _mpf_frac(mpmath.mpf(exact.numerator) / exact.denominator * mpmath.exp(
-            mpmath.mpf(xv.numerator) / xv.denominator))
+        ref = _mpf_frac(
+            mpmath.mpf(exact.numerator)
+            / exact.denominator
+            * mpmath.exp(mpmath.mpf(xv.numerator) / xv.denominator)
+        )
     assert _contains_reference(b, ref)
     assert bracket(fl) == Bracket.point(exact)
 
@@ -177,6 +180,8 @@ def test_huge_and_tiny_magnitudes() -> None:
         assert _contains_reference(tiny, _mpf_frac(mpmath.exp(-(10**5))))
     assert big.width < big.lo * Fraction(1, 10**30)
     assert str(big).startswith("[2.8066633e+43429")
+    with pytest.raises(ValueError, match="too large"):
+        bracket(sp.exp(x), {x: 10**9})
 
 
 def test_global_mpmath_state_untouched() -> None:
@@ -382,6 +387,8 @@ def test_to_t_rules() -> None:
     assert sp.simplify(to_t(sp.exp(3 * (EPS + sp.log(2)))) - 8 * T**3) == 0
     assert to_t(1 + r * (sp.exp(EPS) - 1)) == 1 + r * (T - 1)
     assert to_t(r) == r
+    assert to_t(2**EPS) == T ** sp.log(2)
+    assert eval_at_t(4 ** (EPS / 2) * 3, Fraction(5, 2)) is None  # (5/2)**log 2: irrational
     with pytest.raises(ValueError):
         to_t(EPS * sp.exp(EPS))
     with pytest.raises(ValueError):
@@ -411,6 +418,7 @@ def test_eval_at_t_agrees_with_bracket(t: Fraction, rv: Fraction) -> None:
     val = eval_at_t(e_prime, t, {r: rv})
     assert val is not None
     # Independent route: substitute eps = log t and bracket rigorously.
-    b = bracket(sp.exp(eps_prime).xreplace({EPS: sp.log(sp.Rational(t.numerator, t.denominator))}),
-                {r: rv})
+    b = bracket(
+        sp.exp(eps_prime).xreplace({EPS: sp.log(sp.Rational(t.numerator, t.denominator))}), {r: rv}
+    )
     assert b.contains(val)

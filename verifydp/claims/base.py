@@ -140,6 +140,7 @@ class Budget:
     """Wall-clock budget for a check; instance loops stop when it is spent."""
 
     seconds: float | None = None
+    fail_fast: bool = False  # stop a statement at its first refutation (mutant tests)
     start: float = field(default_factory=time.monotonic)
 
     def spent(self) -> bool:
@@ -159,7 +160,10 @@ class Claim:
 
     def check(self, budget: Budget | None = None) -> ClaimResult:
         start = time.monotonic()
-        res = self.checker(budget or Budget())
+        budget = budget or Budget()
+        res = self.checker(
+            Budget(budget.seconds, budget.fail_fast, start)
+        )
         return ClaimResult(
             res.claim, res.verdict, res.statements, res.witness,
             time.monotonic() - start, res.lp_sizes,

@@ -116,7 +116,7 @@ def check_ratio_upper(
     """`printed` is the claimed bound on e^{ε'} (exp of the printed ε')."""
     acc = acc or UpperCheck(claim)
     for inst in instances:
-        if budget.spent():
+        if budget.spent() or (budget.fail_fast and acc.witness is not None):
             break
         law_p, law_q = inst.laws()
         wc = worst_case_ratio(law_p, law_q, inst.mclass())
@@ -159,7 +159,7 @@ def check_hockey_upper(
     """Claimed: D_{e^{ε'}}(M(C(P)) ‖ M(C(P'))) ≤ δ' (both directions)."""
     acc = acc or UpperCheck(claim)
     for inst in instances:
-        if budget.spent():
+        if budget.spent() or (budget.fail_fast and acc.witness is not None):
             break
         law_p, law_q = inst.laws()
         tp = inst.eps.evaluate(printed_t_prime, inst.params)

@@ -76,7 +76,9 @@ def _independent_wor(recs: _Records, groups: Sequence[Group]) -> FiniteDist[Coun
             p_sizes = Fraction(1)
             for _, p in sizes:
                 p_sizes *= p
-            choices = [_uniform_subsets(ind, m) for (ind, _), (m, _) in zip(groups, sizes)]
+            choices = [
+                _uniform_subsets(ind, m) for (ind, _), (m, _) in zip(groups, sizes, strict=True)
+            ]
             for picks in product(*choices):
                 p = p_sizes
                 for _, count in picks:
@@ -87,7 +89,9 @@ def _independent_wor(recs: _Records, groups: Sequence[Group]) -> FiniteDist[Coun
 
 
 @singledispatch
-def naive_sample_law(design: Design, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+def naive_sample_law(
+    design: Design, pop: Population, universe: Universe
+) -> FiniteDist[CountVector]:
     """Brute-force sample law of `design` on `pop`, for cross-checking `design.sample_law`."""
     raise DesignError(f"no naive oracle for design kind {design.kind!r}")
 

@@ -69,7 +69,7 @@ def bounded_compositions(caps: Sequence[int], m: int) -> Iterator[tuple[int, ...
 
 def embed(dim: int, idx: Sequence[int], ks: Sequence[int]) -> CountVector:
     v = [0] * dim
-    for i, k in zip(idx, ks):
+    for i, k in zip(idx, ks, strict=True):
         v[i] = k
     return tuple(v)
 
@@ -85,7 +85,10 @@ def hypergeometric_law(coords: Coords, m: int, dim: int) -> FiniteDist[CountVect
     caps = [c for _, c in coords]
     total = comb(n, m)
     return FiniteDist.from_pairs(
-        (embed(dim, idx, ks), Fraction(prod(comb(c, k) for c, k in zip(caps, ks)), total))
+        (
+            embed(dim, idx, ks),
+            Fraction(prod(comb(c, k) for c, k in zip(caps, ks, strict=True)), total),
+        )
         for ks in bounded_compositions(caps, m)
     )
 
@@ -101,7 +104,7 @@ def independent_sum(laws: Iterable[FiniteDist[CountVector]], dim: int) -> Finite
         nxt: dict[CountVector, Fraction] = {}
         for v, p in acc.items():
             for w, q in law:
-                key = tuple(a + b for a, b in zip(v, w))
+                key = tuple(a + b for a, b in zip(v, w, strict=True))
                 nxt[key] = nxt.get(key, Fraction(0)) + p * q
         acc = nxt
     return FiniteDist.from_pairs(acc.items())
@@ -128,8 +131,7 @@ class Poisson(Design):
         dim, q = len(universe), self.q
         laws = (
             FiniteDist.from_pairs(
-                (embed(dim, [i], [k]), comb(c, k) * q**k * (1 - q) ** (c - k))
-                for k in range(c + 1)
+                (embed(dim, [i], [k]), comb(c, k) * q**k * (1 - q) ** (c - k)) for k in range(c + 1)
             )
             for i, c in type_coords(pop, universe)
         )
@@ -199,7 +201,7 @@ class SRSWR(Design):
                 Fraction(
                     factorial(m)
                     // prod(factorial(k) for k in ks)
-                    * prod(c**k for c, k in zip(caps, ks)),
+                    * prod(c**k for c, k in zip(caps, ks, strict=True)),
                     denom,
                 ),
             )
@@ -217,7 +219,9 @@ class SRSWR(Design):
 def _size_law(x: object) -> FiniteDist[int]:
     if isinstance(x, Mapping):
         try:
-            x = FiniteDist.from_pairs((int(k), exact_fraction("size probability", v)) for k, v in x.items())
+            x = FiniteDist.from_pairs(
+                (int(k), exact_fraction("size probability", v)) for k, v in x.items()
+            )
         except DistributionError as e:
             raise DesignError(f"size law is not a distribution: {e}") from None
     if not isinstance(x, FiniteDist):

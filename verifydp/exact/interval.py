@@ -30,6 +30,7 @@ __all__ = [
 
 Rat = Fraction | int
 _DISPLAY_DIGITS = 8
+_MAX_FRACTION_BITS = 1 << 24
 
 
 def _as_fraction(x: Any) -> Fraction:
@@ -159,14 +160,21 @@ def _decimal_str(x: Fraction, digits: int, up: bool) -> str:
     scaled = a * Fraction(10) ** (digits - 1 - e)
     # Rounding the magnitude up moves a negative number down, hence the xor.
     mag_up = up != neg
-    m = -((-scaled.numerator) // scaled.denominator) if mag_up else scaled.numerator // scaled.denominator
+    m = (
+        -((-scaled.numerator) // scaled.denominator)
+        if mag_up
+        else scaled.numerator // scaled.denominator
+    )
     if m >= 10**digits:  # ceiling spilled into the next decade
         m //= 10
         e += 1
-    d = Decimal(-m if neg else m).scaleb(e - digits + 1).normalize()
+    sign = "-" if neg else ""
     if -5 <= e < 15:
-        return format(d, "f")
-    return format(d, "e")
+        return sign + format(Decimal(m).scaleb(e - digits + 1).normalize(), "f")
+    # Scientific notation built by hand: Decimal's default context caps exponents at 1e6.
+    ds = str(m).rstrip("0")
+    mant = ds[0] + ("." + ds[1:] if len(ds) > 1 else "")
+    return f"{sign}{mant}e{e:+d}"
 
 
 # --------------------------------------------------------------------------- mpf <-> Fraction
@@ -174,11 +182,14 @@ def _decimal_str(x: Fraction, digits: int, up: bool) -> str:
 
 def _mpf_to_fraction(v: tuple[int, int, int, int]) -> Fraction:
     """Exact value of a raw mpf tuple; infinities/NaN are refused (no finite enclosure)."""
-    sign, man, exp, _bc = v
+    sign, man, exp, bc = v
     if man == 0:
         if v == libmp.fzero:
             return Fraction(0)
         raise ValueError("interval evaluation produced an infinite or NaN endpoint")
+    if abs(exp) + bc > _MAX_FRACTION_BITS:
+        # e.g. exp(10**12): fine as an mpf, but the exact Fraction would not fit in memory.
+        raise ValueError(f"value of magnitude 2^{exp + bc} is too large/small for a Fraction")
     val = Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
     return -val if sign else val
 

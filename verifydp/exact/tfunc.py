@@ -37,6 +37,9 @@ def _to_t(e: sympy.Basic) -> sympy.Basic:
     args = [_to_t(a) for a in e.args]
     if isinstance(e, sympy.exp):
         return _exp_to_t(args[0])
+    if isinstance(e, sympy.Pow) and not args[0].has(EPS, T) and args[1].has(EPS):
+        # b**a is defined as exp(a*log b) (principal branch), e.g. 2**EPS -> t**log(2).
+        return _exp_to_t(args[1] * sympy.log(args[0]))
     return e.func(*args)
 
 
