@@ -37,7 +37,7 @@ class _Records:
             raise DesignError(
                 f"naive oracle refuses N = {len(self.types)} records (limit {MAX_RECORDS})"
             )
-        missing = sorted({rt for rt in self.types if rt not in index})
+        missing = sorted({rt for rt in self.types if rt not in index}, key=repr)
         if missing:
             raise DesignError(f"population has types outside the universe: {missing}")
         self.slot = [index[rt] for rt in self.types]
