@@ -36,13 +36,24 @@ class Relation(str, Enum):
             ) from None
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class RecordType:
     """A kind of record: records of one type are identical (same value and labels)."""
 
     value: str
     stratum: str | None = None
     cluster: str | None = None
+
+    def key(self) -> tuple[str, int, str, int, str]:
+        """Total order (absent labels first) that never compares None with a string."""
+        return (
+            self.value,
+            self.stratum is not None, self.stratum or "",
+            self.cluster is not None, self.cluster or "",
+        )  # type: ignore[return-value]
+
+    def __lt__(self, other: RecordType) -> bool:
+        return self.key() < other.key()
 
     def to_json(self) -> dict[str, str]:
         out = {"value": self.value}
@@ -75,7 +86,7 @@ class Population:
             if not isinstance(c, int) or c < 0:
                 raise ValueError(f"record count must be a non-negative integer, got {c!r}")
             acc[rt] = acc.get(rt, 0) + c
-        return Population(tuple(sorted((rt, c) for rt, c in acc.items() if c > 0)))
+        return Population(tuple(sorted(((rt, c) for rt, c in acc.items() if c > 0), key=lambda e: e[0].key())))
 
     @staticmethod
     def from_values(values: Iterable[str], stratum: str | None = None) -> Population:
@@ -121,7 +132,7 @@ class Population:
 
 
 def universe_of(*pops: Population) -> Universe:
-    return tuple(sorted({rt for p in pops for rt, _ in p.entries}))
+    return tuple(sorted({rt for p in pops for rt, _ in p.entries}, key=RecordType.key))
 
 
 def are_neighbours(a: Population, b: Population, relation: Relation) -> bool:
