@@ -13,8 +13,7 @@ from fractions import Fraction
 import pytest
 import sympy
 
-from verifydp.claims import catalogue
-from verifydp.claims import bun
+from verifydp.claims import bun, catalogue
 from verifydp.claims.base import Budget, Verdict
 from verifydp.exact.tfunc import EPS
 from verifydp.population import Relation

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st

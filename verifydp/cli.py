@@ -110,7 +110,7 @@ def _selected(args: argparse.Namespace) -> list[str]:
 def cmd_check(args: argparse.Namespace) -> int:
     from verifydp.claims import Budget, catalogue
     from verifydp.claims.base import Verdict
-    from verifydp.witness import write_witness
+    from verifydp.witness import write_index, write_witness
 
     ids = _selected(args)
     cat = catalogue()
@@ -127,6 +127,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 path = str(write_witness(res.witness, args.witness_dir))
             results.append((res, path))
             progress.advance(task)
+    if any(path for _, path in results):
+        write_index(args.witness_dir)
     if args.json:
         print(json.dumps([res.to_json(path) for res, path in results], indent=2))
     else:

@@ -14,7 +14,6 @@ worst case it gives is the worst case over all populations of those sizes.
 
 from __future__ import annotations
 
-
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from math import ceil, comb
@@ -39,11 +38,11 @@ from verifydp.claims.checkers import (
     fmt,
 )
 from verifydp.designs import (
+    SRSWOR,
     LinearSizeRule,
     ProportionalWOR,
     RandomSizeWOR,
     Rounding,
-    SRSWOR,
     StratifiedProportional,
     round_allocation,
 )

@@ -30,7 +30,6 @@ from verifydp.worstcase.engine import (
     worst_case_ratio,
 )
 
-
 OVERLAP = "certified brackets overlap (the bound is attained or nearly so at an irrational e^ε)"
 
 

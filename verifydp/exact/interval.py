@@ -114,6 +114,8 @@ class Bracket:
         return _coerce_bracket(other).definitely_le(self)
 
     def __str__(self) -> str:
+        if self.is_point and self.lo.denominator <= 1000:
+            return str(self.lo)  # an exact rational: show it exactly
         # Display is rounded outward so the printed interval is still an enclosure.
         lo = _decimal_str(self.lo, _DISPLAY_DIGITS, up=False)
         hi = _decimal_str(self.hi, _DISPLAY_DIGITS, up=True)

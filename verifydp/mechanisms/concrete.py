@@ -86,7 +86,7 @@ class _CountBase(Mechanism):
     weights: tuple[tuple[str, int], ...] | None = None  # value -> weight; None: all 1
 
     def _w(self, universe: Universe) -> list[int]:
-        return _weights_vector(dict(self.weights) if self.weights else None, universe)
+        return _weights_vector(None if self.weights is None else dict(self.weights), universe)
 
     def sensitivity(self, relation: Relation, universe: Universe) -> int:
         return _sens(self._w(universe), relation)
@@ -121,7 +121,8 @@ class _CountBase(Mechanism):
     def _norm(self, t: Fraction) -> Fraction: ...
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "weights": dict(self.weights) if self.weights else None}
+        weights = None if self.weights is None else dict(self.weights)
+        return {"kind": self.kind, "weights": weights}
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,10 @@ def mechanism_from_json(obj: Mapping[str, Any]) -> Mechanism:
     kind = obj.get("kind")
     if kind in ("geometric-count", "laplace-count"):
         weights = obj.get("weights")
-        wt = tuple(sorted((str(k), int(v)) for k, v in weights.items())) if weights else None
+        wt = (
+            None if weights is None
+            else tuple(sorted((str(k), int(v)) for k, v in weights.items()))
+        )
         return GeometricCount(wt) if kind == "geometric-count" else LaplaceCount(wt)
     if kind == "randomized-response":
         return RandomizedResponse(tuple(obj["values"]))
