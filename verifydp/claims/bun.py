@@ -444,15 +444,26 @@ def thm43_instances(min_size: bool = True) -> Iterator[Instance]:
                 )
 
 
+ROUNDING_TEXT = (
+    "randomised rounding, ε-deletion-DP M, |P|, |P'| ≥ 1/r: "
+    "ε' = log(1 + 2r(e^{2ε} − 1)) + log(1 + r(e^{2ε} − 1))"
+)
+STRATIFIED_TEXT = (
+    "proportional allocation with randomised rounding, stratified deletion neighbours, "
+    "r|S_j|, r|S'_j| ≥ 1: ε' ≤ log(1 + 2r(e^{2ε} − 1)) + log(1 + r(e^{2ε} − 1))"
+)
+
+
+def _check_upper(
+    budget: Budget, eps_expr: sympy.Expr, claim: str, instances: Iterator[Instance], text: str
+) -> ClaimResult:
+    acc = check_ratio_upper(claim, exp_of(eps_expr), instances, budget)
+    return _result(claim, [_statement(text, acc.results)], acc)
+
+
 def check_thm43(budget: Budget, eps_expr: sympy.Expr = THM43_EPS, claim: str = "bun/thm4.3",
                 min_size: bool = True) -> ClaimResult:
-    acc = check_ratio_upper(claim, exp_of(eps_expr), thm43_instances(min_size), budget)
-    s = _statement(
-        "randomised rounding, ε-deletion DP M, |P|, |P'| ≥ 1/r: "
-        "ε' = log(1 + 2r(e^{2ε} − 1)) + log(1 + r(e^{2ε} − 1))",
-        acc.results,
-    )
-    return _result(claim, [s], acc)
+    return _check_upper(budget, eps_expr, claim, thm43_instances(min_size), ROUNDING_TEXT)
 
 
 THM43_APPROX = 6 * r * EPS
@@ -496,13 +507,7 @@ def stratified_instances(min_size: bool = True) -> Iterator[Instance]:
 
 def check_thm72(budget: Budget, eps_expr: sympy.Expr = THM43_EPS, claim: str = "bun/thm7.2",
                 min_size: bool = True) -> ClaimResult:
-    acc = check_ratio_upper(claim, exp_of(eps_expr), stratified_instances(min_size), budget)
-    s = _statement(
-        "proportional allocation with randomised rounding, stratified deletion neighbours, "
-        "r|S_j|, r|S'_j| ≥ 1: ε' ≤ log(1 + 2r(e^{2ε} − 1)) + log(1 + r(e^{2ε} − 1))",
-        acc.results,
-    )
-    return _result(claim, [s], acc)
+    return _check_upper(budget, eps_expr, claim, stratified_instances(min_size), STRATIFIED_TEXT)
 
 
 def _claims() -> list[Claim]:

@@ -121,30 +121,10 @@ def check_ratio_upper(
         wc = worst_case_ratio(law_p, law_q, inst.mclass())
         acc.lp_sizes.append(wc.lp_points)
         bound = inst.eps.evaluate(printed, inst.params)
-        acc.results.append(_ratio_result(acc, inst, wc, bound, printed))
+        claimed = f"e^ε' ≤ {bound}"
+        actual = f"sup ratio {fmt_bound(wc.worst)} (LP {wc.lp_points} pts)"
+        acc.results.append(_judge(acc, inst, wc, bound, printed, None, claimed, actual))
     return acc
-
-
-def _ratio_result(
-    acc: UpperCheck, inst: Instance, wc: WorstCase, bound: Bracket, printed: sympy.Expr
-) -> InstanceResult:
-    worst = wc.worst
-    claimed = f"e^ε' ≤ {bound}"
-    actual = f"sup ratio {fmt_bound(worst)} (LP {wc.lp_points} pts)"
-    if worst.lower is None or worst.lower > bound.hi:
-        assert worst.witness is not None
-        direction = "forward" if worst is wc.forward else "backward"
-        w = Witness(
-            acc.claim, inst.pair, inst.design, inst.design_prime, inst.base_relation, inst.eps,
-            inst.delta, "ratio", direction, worst.witness, printed, None,
-            {k: str(v) for k, v in inst.params.items()}, claimed, actual,
-        )
-        acc.offer(w, inst.pair.p.size + inst.pair.q.size, _excess(worst.lower, bound))
-        return InstanceResult(inst.report(), Verdict.REFUTED, claimed, actual, witness=w)
-    up = wc.upper
-    if up is not None and up <= bound.lo:
-        return InstanceResult(inst.report(), Verdict.HOLDS, claimed, actual)
-    return InstanceResult(inst.report(), Verdict.INCONCLUSIVE, claimed, actual, note=OVERLAP)
 
 
 def check_hockey_upper(
@@ -162,28 +142,40 @@ def check_hockey_upper(
             break
         law_p, law_q = inst.laws()
         tp = inst.eps.evaluate(printed_t_prime, inst.params)
-        dp = inst.eps.evaluate(printed_delta, inst.params)
+        bound = inst.eps.evaluate(printed_delta, inst.params)
         wc = worst_case_hockey(law_p, law_q, inst.mclass(), tp.lo, tp.hi)
         acc.lp_sizes.append(wc.lp_points)
-        worst = wc.worst
-        claimed = f"δ'(e^ε' = {tp}) ≤ {dp}"
-        actual = f"sup hockey-stick {fmt_bound(worst)}"
-        if worst.lower is not None and worst.lower > dp.hi:
-            assert worst.witness is not None
-            direction = "forward" if worst is wc.forward else "backward"
-            w = Witness(
-                claim, inst.pair, inst.design, inst.design_prime, inst.base_relation, inst.eps,
-                inst.delta, "hockey", direction, worst.witness, printed_delta, printed_t_prime,
-                {k: str(v) for k, v in inst.params.items()}, claimed, actual,
-            )
-            acc.offer(w, inst.pair.p.size + inst.pair.q.size, _excess(worst.lower, dp))
-            acc.results.append(
-                InstanceResult(inst.report(), Verdict.REFUTED, claimed, actual, witness=w)
-            )
-        elif wc.upper is not None and wc.upper <= dp.lo:
-            acc.results.append(InstanceResult(inst.report(), Verdict.HOLDS, claimed, actual))
-        else:
-            acc.results.append(
-                InstanceResult(inst.report(), Verdict.INCONCLUSIVE, claimed, actual, note=OVERLAP)
-            )
+        claimed = f"δ'(e^ε' = {tp}) ≤ {bound}"
+        actual = f"sup hockey-stick {fmt_bound(wc.worst)} (LP {wc.lp_points} pts)"
+        acc.results.append(
+            _judge(acc, inst, wc, bound, printed_delta, printed_t_prime, claimed, actual)
+        )
     return acc
+
+
+def _judge(
+    acc: UpperCheck,
+    inst: Instance,
+    wc: WorstCase,
+    bound: Bracket,
+    printed: sympy.Expr,
+    printed_t_prime: sympy.Expr | None,
+    claimed: str,
+    actual: str,
+) -> InstanceResult:
+    """Refuted when the certified lower bound exceeds the bound's upper end (with a witness);
+    holds when the certified upper bound is below its lower end; inconclusive otherwise."""
+    worst = wc.worst
+    if worst.lower is None or worst.lower > bound.hi:
+        assert worst.witness is not None
+        w = Witness(
+            acc.claim, inst.pair, inst.design, inst.design_prime, inst.base_relation, inst.eps,
+            inst.delta, "ratio" if printed_t_prime is None else "hockey",
+            "forward" if worst is wc.forward else "backward", worst.witness, printed,
+            printed_t_prime, {k: str(v) for k, v in inst.params.items()}, claimed, actual,
+        )
+        acc.offer(w, inst.pair.p.size + inst.pair.q.size, _excess(worst.lower, bound))
+        return InstanceResult(inst.report(), Verdict.REFUTED, claimed, actual, witness=w)
+    if wc.upper is not None and wc.upper <= bound.lo:
+        return InstanceResult(inst.report(), Verdict.HOLDS, claimed, actual)
+    return InstanceResult(inst.report(), Verdict.INCONCLUSIVE, claimed, actual, note=OVERLAP)
