@@ -85,6 +85,10 @@ def _kernel_mass(s_law: FiniteDist[int], y: int, t: Any) -> Any:
 class _CountBase(Mechanism):
     weights: tuple[tuple[str, int], ...] | None = None  # value -> weight; None: all 1
 
+    def __post_init__(self) -> None:
+        if self.weights is not None:  # canonical order, so equal mechanisms compare equal
+            object.__setattr__(self, "weights", tuple(sorted(self.weights)))
+
     def _w(self, universe: Universe) -> list[int]:
         return _weights_vector(None if self.weights is None else dict(self.weights), universe)
 
