@@ -89,7 +89,11 @@ def ratio_lower(
     # Scale into [0, (t-1)/t] so the 1 - f constraints hold too (fact 1): a genuine mechanism.
     top = max(g)
     scale = (t - 1) / (t * top) if t > 1 else Fraction(1, 2) / top
-    return r, [v * scale for v in g]
+    witness = [v * scale for v in g]
+    # the lower bound is only as good as this exact check of every DP constraint
+    if not two_sided_ok(region, witness, t, Fraction(0)):
+        raise AssertionError("certified ratio witness violates a DP constraint")
+    return r, witness
 
 
 def ratio_upper(
@@ -172,6 +176,8 @@ def hockey_lower(
     for denom in DENOMINATORS:
         f = [min(max(v, Fraction(0)), Fraction(1)) for v in rationalise(primal, denom)]
         f = _mix_to_feasible(region, f, t, delta)
+        if not two_sided_ok(region, f, t, delta):
+            raise AssertionError("certified hockey-stick witness violates a DP constraint")
         val = dot(c, f)
         if best is None or val > best[0]:
             best = (val, f)
