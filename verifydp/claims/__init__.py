@@ -9,10 +9,23 @@ class UnknownClaim(KeyError):
     """A claim id that is not in the catalogue."""
 
 
-def catalogue() -> dict[str, Claim]:
-    from verifydp.claims import bun
+# one module per paper (or per part of a long paper); each defines CLAIMS
+MODULES = ("bun", "bun_cluster", "bun_lemmas", "bun_neyman")
 
-    return {c.id: c for c in bun.CLAIMS}
+
+def catalogue() -> dict[str, Claim]:
+    import importlib
+
+    out: dict[str, Claim] = {}
+    for name in MODULES:
+        try:
+            mod = importlib.import_module(f"verifydp.claims.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"verifydp.claims.{name}":
+                raise
+            continue  # a paper part not encoded yet
+        out.update({c.id: c for c in mod.CLAIMS})
+    return out
 
 
 def get_claim(claim_id: str) -> Claim:
