@@ -219,3 +219,34 @@ def test_fact6_concrete_mechanisms_are_lower_bounds(t: F) -> None:
         best = GeometricCount((("x", 1), ("y", -1))).max_ratio(lp, lq, u, t).ratio
         assert best is not None
         assert (best > 1 + F(m, n) * (t - 1)) == (m > 0)
+
+
+@pytest.mark.parametrize("relation", [Relation.ADD_REMOVE, Relation.REPLACE])
+def test_fact4_orbit_lp_equals_the_full_lp(relation: Relation) -> None:
+    # three interchangeable common values b, c, d (one record each) and x vs y
+    b, c, d = RecordType("b"), RecordType("c"), RecordType("d")
+    pair = PopulationPair(
+        Population.of({b: 1, c: 1, d: 1, X: 1}), Population.of({b: 1, c: 1, d: 1, Y: 1}),
+        Relation.REPLACE,
+    )
+    u = pair.universe
+    classes = (tuple(u.index(v) for v in (b, c, d)),)
+    for design in (SRSWOR(2), Poisson(F(1, 2))):
+        lp, lq = laws(design, pair)
+        mc = MechanismClass.pure(relation, F(2))
+        full = worst_case_ratio(lp, lq, mc)
+        orbit = worst_case_ratio(lp, lq, mc, classes=classes)
+        assert orbit.lp_points < full.lp_points
+        assert orbit.forward.lower == full.forward.lower
+        assert orbit.forward.upper == full.forward.upper
+
+
+def test_fact4_a_false_symmetry_is_refused() -> None:
+    from verifydp.worstcase.engine import NotSymmetric
+
+    pair = replace_pair(4)
+    u = pair.universe
+    lp, lq = laws(SRSWOR(2), pair)
+    with pytest.raises(NotSymmetric):
+        worst_case_ratio(lp, lq, MechanismClass.pure(Relation.ADD_REMOVE, 2),
+                         classes=((u.index(A), u.index(X)),))

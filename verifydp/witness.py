@@ -25,7 +25,7 @@ from verifydp.designs.base import Design
 from verifydp.epsilon import EpsSpec
 from verifydp.population import PopulationPair, Relation
 from verifydp.worstcase.certify import two_sided_ok
-from verifydp.worstcase.engine import AcceptanceWitness, region_for
+from verifydp.worstcase.engine import AcceptanceWitness, region_for, symmetrise
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,9 @@ def _replay(obj: dict[str, Any]) -> ReplayReport:
     t_lo, _ = eps.t_bracket()
     if t_w > t_lo:
         return ReplayReport(False, (*lines, f"witness t = {t_w} is not certified ≤ e^ε ({eps})"))
-    region = region_for(law_p, law_q, relation)
+    classes = tuple(tuple(int(i) for i in c) for c in mech.get("symmetry", []))
+    law_p, law_q = symmetrise(law_p, classes), symmetrise(law_q, classes)  # checked exactly
+    region = region_for(law_p, law_q, relation, classes=classes)
     idx = region.index()
     f = [Fraction(0)] * len(region.points)
     for row in mech["table"]:

@@ -20,7 +20,7 @@ from verifydp.claims.base import Budget, InstanceResult, Verdict
 from verifydp.designs.base import Design
 from verifydp.epsilon import EpsSpec
 from verifydp.exact.interval import Bracket
-from verifydp.population import PopulationPair, Relation
+from verifydp.population import PopulationPair, RecordType, Relation
 from verifydp.witness import Witness
 from verifydp.worstcase.engine import (
     Bound,
@@ -61,6 +61,11 @@ class Instance:
     delta: Fraction = Fraction(0)
     design_prime: Design | None = None
     label: dict[str, Any] = field(default_factory=dict)  # reported only
+    symmetric: tuple[tuple[RecordType, ...], ...] = ()  # interchangeable record types
+
+    def classes(self) -> tuple[tuple[int, ...], ...]:
+        pos = {rt: i for i, rt in enumerate(self.pair.universe)}
+        return tuple(tuple(sorted(pos[rt] for rt in group)) for group in self.symmetric)
 
     def laws(self):  # type: ignore[no-untyped-def]
         universe = self.pair.universe
@@ -118,7 +123,7 @@ def check_ratio_upper(
         if budget.spent() or (budget.fail_fast and acc.witness is not None):
             break
         law_p, law_q = inst.laws()
-        wc = worst_case_ratio(law_p, law_q, inst.mclass())
+        wc = worst_case_ratio(law_p, law_q, inst.mclass(), classes=inst.classes())
         acc.lp_sizes.append(wc.lp_points)
         bound = inst.eps.evaluate(printed, inst.params)
         claimed = f"e^ε' ≤ {bound}"
@@ -143,7 +148,7 @@ def check_hockey_upper(
         law_p, law_q = inst.laws()
         tp = inst.eps.evaluate(printed_t_prime, inst.params)
         bound = inst.eps.evaluate(printed_delta, inst.params)
-        wc = worst_case_hockey(law_p, law_q, inst.mclass(), tp.lo, tp.hi)
+        wc = worst_case_hockey(law_p, law_q, inst.mclass(), tp.lo, tp.hi, classes=inst.classes())
         acc.lp_sizes.append(wc.lp_points)
         claimed = f"δ'(e^ε' = {tp}) ≤ {bound}"
         actual = f"sup hockey-stick {fmt_bound(wc.worst)} (LP {wc.lp_points} pts)"

@@ -24,7 +24,7 @@ import numpy as np
 from verifydp.exact.dist import FiniteDist
 from verifydp.population import CountVector, Relation
 from verifydp.worstcase import certify, lp
-from verifydp.worstcase.region import Region, build_region, components
+from verifydp.worstcase.region import Classes, Region, build_region, canonical, components
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,7 @@ class AcceptanceWitness:
         return {
             "t": str(self.t),
             "delta": str(self.delta),
+            "symmetry": [list(c) for c in self.region.classes],
             "table": [
                 {"counts": list(x), "accept": str(v)}
                 for x, v in zip(self.region.points, self.values)
@@ -149,11 +150,31 @@ def _vectors(
     return exact, np.array([float(v) for v in exact])
 
 
+class NotSymmetric(ValueError):
+    """A claimed symmetry that the sample laws do not have."""
+
+
+def symmetrise(
+    law: FiniteDist[CountVector], classes: Classes
+) -> FiniteDist[CountVector]:
+    """Check exactly that `law` is invariant under every transposition within each class, and
+    return its image on orbit representatives (fact 4)."""
+    for cls in classes:
+        for a, b in zip(cls, cls[1:]):
+            for x, pr in law:
+                y = list(x)
+                y[a], y[b] = y[b], y[a]
+                if law.prob(tuple(y)) != pr:
+                    raise NotSymmetric(f"law not invariant under swapping coordinates {a}, {b}")
+    return law.map(lambda x: canonical(x, classes)) if classes else law
+
+
 def region_for(
     law_p: FiniteDist[CountVector], law_q: FiniteDist[CountVector], relation: Relation,
-    max_points: int = 200_000,
+    max_points: int = 200_000, classes: Classes = (),
 ) -> Region:
-    return build_region(list(law_p.support()) + list(law_q.support()), relation, max_points)
+    supports = list(law_p.support()) + list(law_q.support())
+    return build_region(supports, relation, max_points, classes)
 
 
 def worst_case_ratio(
@@ -161,11 +182,16 @@ def worst_case_ratio(
     law_q: FiniteDist[CountVector],
     mclass: MechanismClass,
     max_points: int = 200_000,
+    classes: Classes = (),
 ) -> WorstCase:
-    """Certified sup over all ε-DP base mechanisms of the privacy-loss ratio, both ways."""
+    """Certified sup over all ε-DP base mechanisms of the privacy-loss ratio, both ways.
+
+    `classes`: coordinates that are interchangeable (checked exactly on both laws); the LP is
+    then solved over orbits, which is exact by fact 4."""
     if mclass.delta != 0:
         raise ValueError("the ratio is unbounded for δ > 0; use worst_case_hockey")
-    region = region_for(law_p, law_q, mclass.relation, max_points)
+    law_p, law_q = symmetrise(law_p, classes), symmetrise(law_q, classes)
+    region = region_for(law_p, law_q, mclass.relation, max_points, classes)
     fwd = _ratio_one_way(region, law_p, law_q, mclass)
     bwd = _ratio_one_way(region, law_q, law_p, mclass)
     return WorstCase(fwd, bwd, len(region.points), len(region.edges))
@@ -192,7 +218,7 @@ def _ratio_one_way(
         )
         return Bound(None, None, wit)
     keep = [i for i in range(len(comp)) if comp[i] in q_comps]
-    sub, sub_of = _subregion(region, keep)
+    sub = _subregion(region, keep)
     p_sub = [p_ex[i] for i in keep]
     q_sub = [q_ex[i] for i in keep]
     p_fl = np.array([float(v) for v in p_sub])
@@ -215,13 +241,13 @@ def _ratio_one_way(
     return Bound(lower, max(upper, lower), wit)
 
 
-def _subregion(region: Region, keep: list[int]) -> tuple[Region, dict[int, int]]:
+def _subregion(region: Region, keep: list[int]) -> Region:
     pos = {i: k for k, i in enumerate(keep)}
     edges = tuple(
         (pos[i], pos[j]) for i, j in region.edges if i in pos and j in pos
     )
     pts = tuple(region.points[i] for i in keep)
-    return Region(region.relation, region.layers, pts, edges), pos
+    return Region(region.relation, region.layers, pts, edges, region.classes)
 
 
 def worst_case_hockey(
@@ -231,10 +257,12 @@ def worst_case_hockey(
     t_prime_lo: Fraction,
     t_prime_hi: Fraction,
     max_points: int = 200_000,
+    classes: Classes = (),
 ) -> WorstCase:
     """Certified sup over all (ε, δ)-DP base mechanisms of the hockey-stick divergence
     D_{t'}(M(C(P)) ‖ M(C(P'))), with t_prime_lo ≤ e^{ε'} ≤ t_prime_hi, both directions."""
-    region = region_for(law_p, law_q, mclass.relation, max_points)
+    law_p, law_q = symmetrise(law_p, classes), symmetrise(law_q, classes)
+    region = region_for(law_p, law_q, mclass.relation, max_points, classes)
     fwd = _hockey_one_way(region, law_p, law_q, mclass, t_prime_lo, t_prime_hi)
     bwd = _hockey_one_way(region, law_q, law_p, mclass, t_prime_lo, t_prime_hi)
     return WorstCase(fwd, bwd, len(region.points), len(region.edges))

@@ -29,6 +29,21 @@ class RegionTooLarge(ValueError):
     """The exact LP would exceed the configured size limit."""
 
 
+Classes = tuple[tuple[int, ...], ...]  # coordinates that the (design, P, P') treat alike
+
+
+def canonical(x: CountVector, classes: Classes) -> CountVector:
+    """Orbit representative of x under permutations within each class (fact 4): the counts of
+    each class sorted in non-increasing order, written back onto the class's coordinates."""
+    if not classes:
+        return x
+    out = list(x)
+    for cls in classes:
+        for i, v in zip(cls, sorted((x[i] for i in cls), reverse=True)):
+            out[i] = v
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class Layer:
     """Lower corner `lo` and upper corner `hi` of a box; `size` fixed for replace layers."""
@@ -42,8 +57,9 @@ class Layer:
 class Region:
     relation: Relation
     layers: tuple[Layer, ...]
-    points: tuple[CountVector, ...]
+    points: tuple[CountVector, ...]  # orbit representatives when `classes` is non-empty
     edges: tuple[tuple[int, int], ...]  # undirected, i < j, indices into points
+    classes: Classes = ()
 
     def index(self) -> dict[CountVector, int]:
         return {x: i for i, x in enumerate(self.points)}
@@ -52,11 +68,12 @@ class Region:
         """The region point that dataset `x` is mapped to (None: a layer with no constraint)."""
         if self.relation is Relation.ADD_REMOVE:
             (layer,) = self.layers
-            return tuple(min(max(v, lo), hi) for v, lo, hi in zip(x, layer.lo, layer.hi))
+            y = tuple(min(max(v, lo), hi) for v, lo, hi in zip(x, layer.lo, layer.hi))
+            return canonical(y, self.classes)
         s = sum(x)
         for layer in self.layers:
             if layer.size == s:
-                return _prefix_retract(x, layer.lo, s)
+                return canonical(_prefix_retract(x, layer.lo, s), self.classes)
         return None
 
 
@@ -73,46 +90,52 @@ def _prefix_retract(x: CountVector, lo: CountVector, s: int) -> CountVector:
 
 
 def build_region(
-    supports: Iterable[CountVector], relation: Relation, max_points: int = 200_000
+    supports: Iterable[CountVector],
+    relation: Relation,
+    max_points: int = 200_000,
+    classes: Classes = (),
 ) -> Region:
-    support = sorted(set(supports))
+    """The region (see module docstring); with `classes`, only orbit representatives, and an
+    edge between two representatives whenever some members of their orbits are neighbours."""
+    support = sorted({canonical(x, classes) for x in supports})
     if not support:
         raise ValueError("empty support")
     dim = len(support[0])
     if relation is Relation.ADD_REMOVE:
-        lo = tuple(min(x[i] for x in support) for i in range(dim))
-        hi = tuple(max(x[i] for x in support) for i in range(dim))
-        count = 1
-        for a, b in zip(lo, hi):
-            count *= b - a + 1
+        lo = _invariant(tuple(min(x[i] for x in support) for i in range(dim)), classes, min)
+        hi = _invariant(tuple(max(x[i] for x in support) for i in range(dim)), classes, max)
+        count = _orbit_count(lo, hi, classes)
         if count > max_points:
             raise RegionTooLarge(f"LP grid would have {count} points (limit {max_points})")
-        points = tuple(itertools.product(*(range(a, b + 1) for a, b in zip(lo, hi))))
-        layers: tuple[Layer, ...] = (Layer(lo, hi, None),)
+        points = tuple(_box_orbits(lo, hi, classes))
         idx = {x: i for i, x in enumerate(points)}
-        edges = []
+        edges: set[tuple[int, int]] = set()
         for i, x in enumerate(points):
             for k in range(dim):
-                if x[k] < hi[k]:
-                    y = x[:k] + (x[k] + 1,) + x[k + 1 :]
-                    edges.append((i, idx[y]))
-        return Region(relation, layers, points, tuple(edges))
+                for step in (1, -1):
+                    v = x[k] + step
+                    if lo[k] <= v <= hi[k]:
+                        j = idx[canonical(x[:k] + (v,) + x[k + 1 :], classes)]
+                        if i != j:
+                            edges.add((min(i, j), max(i, j)))
+        return Region(relation, (Layer(lo, hi, None),), points, tuple(sorted(edges)), classes)
 
     by_size: dict[int, list[CountVector]] = {}
     for x in support:
         by_size.setdefault(sum(x), []).append(x)
     layer_list = []
-    pts: list[CountVector] = []
+    pts: set[CountVector] = set()
     for s in sorted(by_size):
         xs = by_size[s]
-        lo = tuple(min(x[i] for x in xs) for i in range(dim))
+        lo = _invariant(tuple(min(x[i] for x in xs) for i in range(dim)), classes, min)
         free = s - sum(lo)
         hi = tuple(low + free for low in lo)
         layer_list.append(Layer(lo, hi, s))
-        pts.extend(tuple(a + b for a, b in zip(lo, c)) for c in _compositions(free, dim))
-        if len(pts) > max_points:
-            raise RegionTooLarge(f"LP grid would have over {max_points} points")
-    points = tuple(pts)
+        for c in _compositions(free, dim):
+            pts.add(canonical(tuple(a + b for a, b in zip(lo, c)), classes))
+            if len(pts) > max_points:
+                raise RegionTooLarge(f"LP grid would have over {max_points} points")
+    points = tuple(sorted(pts))
     idx = {x: i for i, x in enumerate(points)}
     edges_set: set[tuple[int, int]] = set()
     for i, x in enumerate(points):
@@ -125,10 +148,52 @@ def build_region(
                 y = list(x)
                 y[u] -= 1
                 y[v] += 1
-                j = idx.get(tuple(y))
-                if j is not None and i < j:
-                    edges_set.add((i, j))
-    return Region(relation, tuple(layer_list), points, tuple(sorted(edges_set)))
+                j = idx.get(canonical(tuple(y), classes))
+                if j is not None and i != j:
+                    edges_set.add((min(i, j), max(i, j)))
+    return Region(relation, tuple(layer_list), points, tuple(sorted(edges_set)), classes)
+
+
+def _invariant(v: CountVector, classes: Classes, agg) -> CountVector:  # type: ignore[no-untyped-def]
+    """Make a corner of the box invariant under the symmetry (same value across a class)."""
+    out = list(v)
+    for cls in classes:
+        val = agg(v[i] for i in cls)
+        for i in cls:
+            out[i] = val
+    return tuple(out)
+
+
+def _blocks(dim: int, classes: Classes) -> list[tuple[int, ...]]:
+    in_class = {i for cls in classes for i in cls}
+    return [*classes, *((i,) for i in range(dim) if i not in in_class)]
+
+
+def _orbit_count(lo: CountVector, hi: CountVector, classes: Classes) -> int:
+    from math import comb
+
+    count = 1
+    for block in _blocks(len(lo), classes):
+        width = hi[block[0]] - lo[block[0]] + 1
+        count *= comb(width + len(block) - 1, len(block))
+    return count
+
+
+def _box_orbits(lo: CountVector, hi: CountVector, classes: Classes) -> Iterable[CountVector]:
+    blocks = _blocks(len(lo), classes)
+    choices = []
+    for block in blocks:
+        values = range(lo[block[0]], hi[block[0]] + 1)
+        choices.append([
+            tuple(sorted(c, reverse=True))
+            for c in itertools.combinations_with_replacement(values, len(block))
+        ])
+    for combo in itertools.product(*choices):
+        x = [0] * len(lo)
+        for block, vals in zip(blocks, combo):
+            for i, v in zip(block, vals):
+                x[i] = v
+        yield tuple(x)
 
 
 def _compositions(total: int, parts: int) -> Iterable[tuple[int, ...]]:
