@@ -236,11 +236,41 @@ def bench_lp_random_size() -> list[Result]:
     return [judged("lp-random-size-n1000", seconds, 10.0, problems, detail)]
 
 
+def bench_cluster_k8() -> list[Result]:
+    """Issue 3 target: certified worst case, cluster sampling ℓ = 3 of k = 8 clusters of sizes
+    1-4 (all records distinct; orbit LP over interchangeable clusters), < 60 s."""
+    from verifydp.claims.bun_cluster import cluster_pair
+    from verifydp.designs import ClusterSRS
+    from verifydp.worstcase import MechanismClass, worst_case_ratio
+
+    sizes = (4, 1, 2, 3, 4, 1, 2, 3)
+    pair, groups = cluster_pair(sizes, 0)
+    u = pair.universe
+    classes = tuple(tuple(sorted(u.index(t) for t in g)) for g in groups)
+
+    def run() -> WorstCase:
+        d = ClusterSRS(3)
+        law_p, law_q = d.sample_law(pair.p, u), d.sample_law(pair.q, u)
+        return worst_case_ratio(law_p, law_q, MechanismClass.pure(Relation.ADD_REMOVE, 2),
+                                classes=classes)
+
+    seconds, wc = timed(run)
+    assert isinstance(wc, WorstCase)
+    problems = []
+    w = wc.worst
+    if w.lower is None or wc.upper is None or not (1 <= w.lower <= wc.upper):
+        problems.append("bracket malformed")
+    detail = (f"sizes {sizes}, LP {wc.lp_points} orbit points / {wc.lp_edges} edges, "
+              f"worst ratio in [{float(w.lower or 0):.9f}, {float(wc.upper or 0):.9f}]")
+    return [judged("cluster-k8-ell3-certified", seconds, 60.0, problems, detail)]
+
+
 BENCHMARKS: list[tuple[str, Callable[[], list[Result]], float]] = [
     ("srs-n1000-certified", bench_srs, 1.0),
     ("stratified-10x50", bench_stratified, 1.0),
     ("check-all", bench_check_all, 120.0),
     ("lp-random-size-n1000", bench_lp_random_size, 10.0),
+    ("cluster-k8-ell3-certified", bench_cluster_k8, 60.0),
 ]
 
 

@@ -5,8 +5,11 @@ The brute-force oracle used by the tests lives in `verifydp.designs.naive`.
 
 from verifydp.designs.allocation import LinearSizeRule, ProportionalWOR, Rounding, round_allocation
 from verifydp.designs.base import Design, DesignError
+from verifydp.designs.cluster import ClusterSRS, TwoStageCluster
+from verifydp.designs.pps import ClusterPPS, PoissonPPS, SuccessivePPS
 from verifydp.designs.simple import SRSWOR, SRSWR, Poisson, RandomSizeWOR
 from verifydp.designs.stratified import StratifiedFixed, StratifiedProportional
+from verifydp.designs.systematic import SystematicFixed, SystematicRandomOrder
 
 __all__ = [
     "Design",
@@ -21,4 +24,14 @@ __all__ = [
     "StratifiedFixed",
     "StratifiedProportional",
     "round_allocation",
+]
+
+__all__ += [  # cluster, PPS and systematic designs (Bun et al. §5, §6)
+    "ClusterPPS",
+    "ClusterSRS",
+    "PoissonPPS",
+    "SuccessivePPS",
+    "SystematicFixed",
+    "SystematicRandomOrder",
+    "TwoStageCluster",
 ]

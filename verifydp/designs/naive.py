@@ -11,12 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from functools import singledispatch
-from itertools import combinations, product
+from itertools import combinations, permutations, product
 
 from verifydp.designs.allocation import LinearSizeRule, ProportionalWOR, round_allocation
 from verifydp.designs.base import Design, DesignError
+from verifydp.designs.cluster import ClusterSRS, TwoStageCluster
+from verifydp.designs.pps import ClusterPPS, PoissonPPS, SuccessivePPS
 from verifydp.designs.simple import SRSWOR, SRSWR, Poisson, RandomSizeWOR
 from verifydp.designs.stratified import StratifiedFixed, StratifiedProportional
+from verifydp.designs.systematic import SystematicFixed, SystematicRandomOrder
 from verifydp.exact.dist import FiniteDist
 from verifydp.population import CountVector, Population, RecordType, Universe
 
@@ -171,3 +174,155 @@ def _(design: StratifiedFixed, pop: Population, universe: Universe) -> FiniteDis
         raise DesignError(f"no sample size given for strata {unknown}")
     groups = [(strata.get(h, []), FiniteDist.point(m)) for h, m in design.sizes.items()]
     return _independent_wor(recs, groups)
+
+
+# --- cluster, PPS and systematic designs (Bun et al. §5 and §6) ---
+
+MAX_PERMUTED_RECORDS = 7  # the systematic-random oracle enumerates all N! orders
+
+
+def _clusters(recs: _Records, kind: str) -> list[list[int]]:
+    """Individuals grouped by cluster label (sorted labels); refuses unlabelled records."""
+    out: dict[str, list[int]] = {}
+    for j, rt in enumerate(recs.types):
+        if rt.cluster is None:
+            raise DesignError(f"{kind} needs a cluster label on every record")
+        out.setdefault(rt.cluster, []).append(j)
+    return [out[h] for h in sorted(out)]
+
+
+def _check_ell(ell: int, clusters: Sequence[Sequence[int]]) -> None:
+    if ell > len(clusters):
+        raise DesignError(f"ell = {ell} exceeds the number of clusters k = {len(clusters)}")
+
+
+def _successive(weights: Sequence[Fraction], m: int) -> Iterator[tuple[tuple[int, ...], Fraction]]:
+    """Every ordered sequence of m distinct units with its probability under successive
+    draws, each draw proportional to weight among the units not drawn yet."""
+    if m > len(weights):
+        raise DesignError(f"m = {m} exceeds population size {len(weights)}")
+
+    def extend(
+        seq: tuple[int, ...], p: Fraction, left: Fraction
+    ) -> Iterator[tuple[tuple[int, ...], Fraction]]:
+        if len(seq) == m:
+            yield seq, p
+            return
+        for j, w in enumerate(weights):
+            if j not in seq:
+                yield from extend((*seq, j), p * w / left, left - w)
+
+    yield from extend((), Fraction(1), sum(weights, Fraction(0)))
+
+
+def _size_measures(recs: _Records, sizes: dict[str, Fraction]) -> list[Fraction]:
+    missing = sorted({rt.value for rt in recs.types if rt.value not in sizes})
+    if missing:
+        raise DesignError(f"no size measure given for values {missing}")
+    return [sizes[rt.value] for rt in recs.types]
+
+
+@naive_sample_law.register
+def _(design: ClusterSRS, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    clusters = _clusters(recs, design.kind)
+    _check_ell(design.ell, clusters)
+    subsets = list(combinations(clusters, design.ell))
+    return FiniteDist.from_pairs(
+        (recs.project(j for c in chosen for j in c), Fraction(1, len(subsets)))
+        for chosen in subsets
+    )
+
+
+@naive_sample_law.register
+def _(design: TwoStageCluster, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    clusters = _clusters(recs, design.kind)
+    _check_ell(design.ell, clusters)
+    subsets = list(combinations(clusters, design.ell))
+
+    def outcomes() -> Iterator[tuple[CountVector, Fraction]]:
+        for chosen in subsets:
+            w = Fraction(1, len(subsets))
+            if design.within == "poisson":
+                q = Fraction(design.param)
+                members = [j for c in chosen for j in c]
+                for mask in product((False, True), repeat=len(members)):
+                    kept = [j for j, keep in zip(members, mask) if keep]
+                    yield (
+                        recs.project(kept),
+                        w * q ** len(kept) * (1 - q) ** (len(members) - len(kept)),
+                    )
+            else:
+                m = int(design.param)
+                choices = [_uniform_subsets(c, min(m, len(c))) for c in chosen]
+                for picks in product(*choices):
+                    p = w
+                    for _, count in picks:
+                        p /= count
+                    yield recs.project(j for s, _ in picks for j in s), p
+
+    return FiniteDist.from_pairs(outcomes())
+
+
+@naive_sample_law.register
+def _(design: PoissonPPS, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    size = _size_measures(recs, dict(design.sizes))
+    total = sum(size, Fraction(0))
+    pi = [min(Fraction(1), design.expected_size * s / total) for s in size]
+
+    def outcomes() -> Iterator[tuple[CountVector, Fraction]]:
+        for mask in product((False, True), repeat=recs.n):
+            p = Fraction(1)
+            for j, keep in enumerate(mask):
+                p *= pi[j] if keep else 1 - pi[j]
+            yield recs.project(j for j, keep in enumerate(mask) if keep), p
+
+    return FiniteDist.from_pairs(outcomes())
+
+
+@naive_sample_law.register
+def _(design: SuccessivePPS, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    size = _size_measures(recs, dict(design.sizes))
+    return FiniteDist.from_pairs((recs.project(seq), p) for seq, p in _successive(size, design.m))
+
+
+@naive_sample_law.register
+def _(design: ClusterPPS, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    clusters = _clusters(recs, design.kind)
+    _check_ell(design.ell, clusters)
+    weights = [Fraction(len(c)) for c in clusters]
+    return FiniteDist.from_pairs(
+        (recs.project(j for i in seq for j in clusters[i]), p)
+        for seq, p in _successive(weights, design.ell)
+    )
+
+
+@naive_sample_law.register
+def _(design: SystematicFixed, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    order = sorted(range(recs.n), key=lambda j: recs.types[j].key())  # stable: copies adjacent
+    step = design.interval
+    return FiniteDist.from_pairs(
+        (recs.project(order[s::step]), Fraction(1, step)) for s in range(step)
+    )
+
+
+@naive_sample_law.register
+def _(
+    design: SystematicRandomOrder, pop: Population, universe: Universe
+) -> FiniteDist[CountVector]:
+    recs = _Records(pop, universe)
+    if recs.n > MAX_PERMUTED_RECORDS:
+        raise DesignError(
+            f"naive oracle refuses {recs.n}! orders (limit N = {MAX_PERMUTED_RECORDS})"
+        )
+    orders = list(permutations(range(recs.n)))
+    step = design.interval
+    weight = Fraction(1, len(orders) * step)
+    return FiniteDist.from_pairs(
+        (recs.project(order[s::step]), weight) for order in orders for s in range(step)
+    )
