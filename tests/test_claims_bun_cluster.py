@@ -16,7 +16,10 @@ def fast() -> Budget:
     return Budget(fail_fast=True)
 
 
-def bound(n_other, inner=lambda f: f, growth=E(EPS) - 1):  # type: ignore[no-untyped-def]
+GROWTH = E(EPS) - 1
+
+
+def bound(n_other, inner=lambda f: f, growth=GROWTH):  # type: ignore[no-untyped-def]
     frac = inner(ell / k)
     return LOG(1 + frac / (frac + (1 - frac) * E(-(n_i + n_other) * EPS)) * growth)
 
