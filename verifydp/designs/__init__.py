@@ -35,3 +35,5 @@ __all__ += [  # cluster, PPS and systematic designs (Bun et al. §5, §6)
     "SystematicRandomOrder",
     "TwoStageCluster",
 ]
+from verifydp.designs.neyman import StratifiedNeyman, neyman_allocation  # noqa: E402, I001
+__all__ += ["StratifiedNeyman", "neyman_allocation"]

@@ -33,9 +33,10 @@ population is a few record types per stratum with multiplicities, never expanded
 
 `most_sensitive_neighbour` searches the neighbours of a population (one record added,
 removed or replaced) for the largest change of the allocation in L∞, using per-stratum
-moments (count, Σx, Σx²) updated incrementally and float64 screening vectorised with numpy;
-every candidate whose float result is near a rounding boundary or could tie the best is
-re-evaluated exactly, so the reported maximum is exact.
+moments (count, Σx, Σx²) updated incrementally and float64 screening vectorised with numpy.
+A candidate with some x_h within `tol` of a rounding boundary has its Δ known only to ±1;
+those that could reach the best are re-evaluated exactly, and so is the winner, so the
+reported maximum is exact.
 """
 
 from __future__ import annotations
@@ -552,6 +553,11 @@ def most_sensitive_neighbour(
                 return Neighbour(removed, RecordType(str(vals[i]), strata[int(cols[i])]))
 
             screen(nn, sss, make, kind)
+            if removed is not None:  # the row re-adding `removed` itself is no neighbour
+                v = record_size(removed)
+                if (str(v) == removed.value and v in values
+                        and strata[int(cols[values.index(v)])] == removed.stratum):
+                    counter["cand"] -= 1
 
     if "add" in kinds:
         additions(n0, ss0, mean0, None, "add")
