@@ -11,7 +11,8 @@ import mpmath
 import pytest
 import sympy
 
-from verifydp.claims import bun, bun_lemmas as bl, catalogue
+from verifydp.claims import bun, catalogue
+from verifydp.claims import bun_lemmas as bl
 from verifydp.claims.base import Budget, Verdict
 from verifydp.designs import RandomSizeWOR, Rounding, round_allocation
 from verifydp.exact.dist import FiniteDist
@@ -94,6 +95,13 @@ FIG2_MUTANTS = {
 }
 
 
+def test_fig2_size_law_has_mean_n_over_2() -> None:
+    # the concrete-mechanism refutation uses E_t[m] = n/2 (symmetry); certified brackets agree
+    for sigma in (1, 800, 1000):
+        lo, hi = bl.fig2_points((sigma,), tilt=Fraction(0))[0].mean
+        assert lo <= bl.FIG2_N // 2 <= hi and hi - lo < Fraction(1, 10**30)
+
+
 @pytest.mark.parametrize("name", sorted(FIG2_MUTANTS))
 def test_fig2_mutant_is_caught(name: str) -> None:
     run, prefix = FIG2_MUTANTS[name]
@@ -148,9 +156,10 @@ def test_prop41_tight_bound_tanh_holds_and_is_attained() -> None:
     # rounding attains it (no amplification, e^{ε'} = e^ε): the printed e^{ε'} − 1 is loose.
     res = bl.check_prop41(Budget(), (E(EPSP) - 1) / (E(EPSP) + 1))
     assert res.verdict is Verdict.HOLDS
-    attained = [i for i in res.statements[1].instances
-                if i.params["epsilon"] == "t=2" and "max adv ≤ 1/3 " in i.claimed]
-    assert attained and all("= 1/3;" in i.actual for i in attained)
+    attained = [i for i in res.statements[1].instances if i.params["epsilon"] == "t=2"
+                and "max adv ≤ 1/3 " in i.claimed and "= 1/3;" in i.actual]
+    assert len(attained) >= 5  # every size jump f̃(P') = f̃(P) + 1 (e.g. |P| = 14, r = 1/10)
+    assert any(i.params["|P|"] == "14" and i.params["r"] == "1/10" for i in attained)
 
 
 def test_lemb3_with_e2eps_tilt_still_holds() -> None:
@@ -208,8 +217,9 @@ def test_tilted_mean_interval_against_mpmath() -> None:
     try:
         for sigma in (1, 7, 40, 300, None):
             lo, hi = (mpmath.mpf(v) for v in bl.tilted_mean_interval(n_, eps, sigma))
-            ws = [mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator * m
-                             - (0 if sigma is None else (m - n_ / 2) ** 2 / (2 * sigma**2)))
+            e = mpmath.mpf(eps.numerator) / eps.denominator
+            ws = [mpmath.exp(e * m - (0 if sigma is None else
+                                      mpmath.mpf(m - n_ // 2) ** 2 / (2 * mpmath.mpf(sigma) ** 2)))
                   for m in range(n_ + 1)]
             direct = mpmath.fsum(m * w for m, w in enumerate(ws)) / mpmath.fsum(ws)
             assert lo <= direct + mpmath.mpf(10) ** -40 and direct - mpmath.mpf(10) ** -40 <= hi

@@ -124,7 +124,7 @@ def test_sample_variance_convention() -> None:
 
 
 @pytest.mark.parametrize("bad, match", [
-    (pop_of({"a": {1: 2, 2: 2}}) .of({RecordType("x", "a"): 1}), "numeric"),
+    (Population.of({RecordType("2", "a"): 1, RecordType("x", "a"): 1}), "numeric"),
     (Population.of({RecordType("1"): 1, RecordType("2"): 1}), "stratum label"),
     (pop_of({"a": {3: 4}, "b": {7: 1}}), "zero variance"),
 ])

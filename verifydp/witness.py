@@ -47,6 +47,7 @@ class Witness:
     params: dict[str, str]
     claimed_text: str
     actual_text: str
+    derived_by: str | None = None  # params that replay re-derives from the mechanism
 
     def to_json(self) -> dict[str, Any]:
         acc = self.acceptance
@@ -82,6 +83,7 @@ class Witness:
                     sympy.srepr(self.t_prime_expr) if self.t_prime_expr is not None else None
                 ),
                 "params": self.params,
+                "derived_by": self.derived_by,
                 "value": self.claimed_text,
             },
             "actual": {
@@ -160,6 +162,15 @@ class ReplayReport:
     lines: tuple[str, ...]
 
 
+def _thm53(pair, design, accept):  # type: ignore[no-untyped-def]
+    from verifydp.claims.bun_general import thm53_params
+
+    return thm53_params(pair, design, accept, "c0")
+
+
+DERIVATIONS = {"bun-thm5.3": _thm53}
+
+
 class WitnessFormatError(ValueError):
     """A witness file that cannot be read."""
 
@@ -219,8 +230,27 @@ def _replay(obj: dict[str, Any]) -> ReplayReport:
     claimed = obj["claimed"]
     expr = sympy.sympify(claimed["expression"])
     params = claimed["params"]
+    if claimed.get("derived_by"):
+        table = dict(zip(region.points, f))
+        derived = DERIVATIONS[claimed["derived_by"]](
+            pair, design, lambda s: table[region.retract(s)]
+        )
+        stored = {k: Fraction(v) for k, v in params.items() if k in (derived or {})}
+        if derived is None or any(derived[k] != v for k, v in stored.items()):
+            return ReplayReport(False, (*lines, "stored parameters do not match the mechanism"))
+        lines.append(f"parameters re-derived from the mechanism: {derived}")
     bound = eps.evaluate(expr, params)
-    if obj["quantity"] == "ratio":
+    if obj["quantity"] == "lower":
+        from verifydp.exact.dist import FiniteDist
+        from verifydp.exact.loss import privacy_loss
+
+        def bern(x: Fraction) -> FiniteDist[int]:
+            return FiniteDist.from_pairs([(1, x), (0, 1 - x)])
+
+        actual = privacy_loss(bern(pr_p), bern(pr_q)).worst
+        ok = actual is not None and actual < bound.lo
+        lines.append(f"exact e^ε̃ = {actual} vs printed lower bound {bound}")
+    elif obj["quantity"] == "ratio":
         if pr_q == 0:
             ok = pr_p > 0
             lines.append(f"ratio = ∞ > claimed e^ε' ∈ {bound}")

@@ -13,8 +13,8 @@ from pathlib import Path
 from verifydp.claims.bun_lemmas import (
     FIG2_EPS,
     FIG2_N,
+    FIG2_PLOT_SIGMAS,
     FIG2_PREC,
-    FIG2_SIGMAS,
     Fig2Point,
     fig2_points,
 )
@@ -51,7 +51,7 @@ def plot_bun_fig2(path: Path | str, points: Sequence[Fig2Point] | None = None) -
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    all_pts = list(points) if points else fig2_points((*FIG2_SIGMAS, None))
+    all_pts = list(points) if points else fig2_points((*FIG2_PLOT_SIGMAS, None))
     pts = [p for p in all_pts if p.sigma is not None]
     sig = [p.sigma for p in pts]
     eps = float(FIG2_EPS)

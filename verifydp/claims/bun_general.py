@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 
+import sympy
+
 from verifydp.claims.base import (
     Budget,
     Claim,
@@ -337,4 +339,145 @@ CLAIMS = [
           "systematic sampling: random order ≡ SRS; fixed known order behaves like cluster sampling",
           r"\text{random order} \equiv \text{SRS};\ \text{known order: no amplification}",
           check_systematic),
+]
+
+
+# ---------------------------------------------------------------- Theorem 5.3
+
+
+def thm53_expr() -> sympy.Expr:
+    """Printed: ε̃ ≥ log(1 + (e^{ε''} − 1)(ℓ/k)/(ℓ/k + e^{−ε'}(1 − ℓ/k))), as e^{ε̃} in terms of
+    the parameters exp_epp = e^{ε''} and exp_ep = e^{ε'}."""
+    ell_, k_, ep, epp = sympy.symbols("ell k exp_ep exp_epp")
+    return 1 + (epp - 1) * (ell_ / k_) / (ell_ / k_ + (1 / ep) * (1 - ell_ / k_))
+
+
+def thm53_corrected_expr() -> sympy.Expr:
+    """The bound the proof's algebra gives: with b ≤ e^{−ε'}a and a' = e^{−ε''}a, the ratio on
+    E is at least 1 + (ℓ/k)(e^{ε''} − 1)/(ℓ/k + (1 − ℓ/k)e^{ε'' − ε'})."""
+    ell_, k_, ep, epp = sympy.symbols("ell k exp_ep exp_epp")
+    return 1 + (epp - 1) * (ell_ / k_) / (ell_ / k_ + (epp / ep) * (1 - ell_ / k_))
+
+
+def thm53_params(
+    pair: PopulationPair, design: Design, accept: Accept, cluster: str
+) -> dict[str, Fraction] | None:
+    """e^{ε'} and e^{ε''} of Theorem 5.3 for H = "the binary mechanism outputs 0", computed
+    exactly from the laws conditioned on cluster C_i being sampled or not (None: undefined)."""
+    u = pair.universe
+    idx = [j for j, rt in enumerate(u) if rt.cluster == cluster and pair.p.count(rt)]
+    law_p, law_q = design.sample_law(pair.p, u), design.sample_law(pair.q, u)
+
+    def split(law: FiniteDist[CountVector]) -> tuple[Fraction, Fraction, Fraction]:
+        chosen = [(s, pr) for s, pr in law if all(s[j] for j in idx)]
+        other = [(s, pr) for s, pr in law if not all(s[j] for j in idx)]
+        pc = sum((pr for _, pr in chosen), Fraction(0))
+        zero_in = sum((pr * (1 - accept(s)) for s, pr in chosen), Fraction(0)) / pc
+        zero_out = sum((pr * (1 - accept(s)) for s, pr in other), Fraction(0)) / (1 - pc)
+        return pc, zero_in, zero_out
+
+    pc, a_in, b_out = split(law_p)
+    _, a_in_q, _ = split(law_q)
+    if b_out == 0 or a_in_q == 0:
+        return None
+    return {"exp_ep": a_in / b_out, "exp_epp": a_in / a_in_q, "ell_over_k": pc}
+
+
+def check_thm53(budget: Budget) -> ClaimResult:
+    """As printed the event E is existentially quantified, and E = the whole output space makes
+    ε'' = 0 and the bound log 1 = 0: the statement holds for every instance, vacuously."""
+    s = Statement(
+        "there exists an event E such that … ε̃ ≥ log(1 + (e^{ε''} − 1)(ℓ/k)/(ℓ/k + e^{−ε'}(1 − ℓ/k)))",
+        Verdict.PROVED,
+        note="vacuous as printed: E = the whole output space gives ε'' = 0 ∈ [0, ε] and the "
+             "bound log(1) = 0 ≤ ε̃; the proof's event {H = 0} is checked in bun/thm5.3:event",
+    )
+    return ClaimResult("bun/thm5.3", s.verdict, (s,))
+
+
+def check_thm53_event(budget: Budget, expr: sympy.Expr | None = None,
+                      claim: str = "bun/thm5.3:event") -> ClaimResult:
+    """Theorem 5.3 with the event of its proof, E = {H(M_C(P)) = 0}, H the identity on a binary
+    ε-deletion-DP M: exhaustive search over acceptance tables with values in {0, 1/8, …, 1} on
+    the LP region of k = 2 singleton clusters, C'_1 = C_1 ∪ {x}, ℓ = 1, t = 2."""
+    import itertools
+
+    from verifydp.epsilon import EpsSpec
+    from verifydp.witness import Witness
+    from verifydp.worstcase.certify import two_sided_ok
+    from verifydp.worstcase.engine import AcceptanceWitness, region_for
+
+    expr = thm53_expr() if expr is None else expr
+    t = Fraction(2)
+    cu, cv, xx = (RecordType("u", cluster="c0"), RecordType("v", cluster="c1"),
+                  RecordType("x", cluster="c0"))
+    pair = PopulationPair(Population.of({cu: 1, cv: 1}), Population.of({cu: 1, cv: 1, xx: 1}),
+                          Relation.ADD_REMOVE)
+    design = ClusterSRS(1)
+    u = pair.universe
+    law_p, law_q = design.sample_law(pair.p, u), design.sample_law(pair.q, u)
+    region = region_for(law_p, law_q, Relation.ADD_REMOVE)
+    grid = [Fraction(j, 8) for j in range(9)]
+    support = sorted(set(law_p.support()) | set(law_q.support()))
+    rest = [x for x in region.points if x not in support]
+    results: list[InstanceResult] = []
+    witness = None
+    checked = 0
+    # The hypotheses and the printed bound only read the mechanism on the samples; search
+    # those values first, then look for an ε-DP completion on the rest of the region.
+    for values in itertools.product(grid, repeat=len(support)):
+        if budget.spent() or witness is not None:
+            break
+        partial = dict(zip(support, values))
+        accept = lambda s, tb=partial: tb[s]  # noqa: E731
+        params = thm53_params(pair, design, accept, "c0")
+        if params is None or not (params["exp_ep"] > 1 and 1 <= params["exp_epp"] <= t):
+            continue  # the theorem's hypotheses: a test with ε' > 0, ε'' ∈ [0, ε]
+        pp, pq = pr_accept(law_p, accept), pr_accept(law_q, accept)
+        actual = binary_loss(pp, pq)
+        subs = {"ell": 1, "k": 2, **params}
+        bound = EpsSpec.of_t(t).evaluate(expr, subs)
+        checked += 1
+        if actual is None or actual >= bound.lo:
+            continue
+        for fill in itertools.product(grid, repeat=len(rest)):
+            table = {**partial, **dict(zip(rest, fill))}
+            f = [table[x] for x in region.points]
+            if not two_sided_ok(region, f, t, Fraction(0)):
+                continue
+            acc = AcceptanceWitness(region, tuple(f), t, Fraction(0), pp, pq)
+            witness = Witness(
+                claim, pair, design, None, Relation.ADD_REMOVE, EpsSpec.of_t(t),
+                Fraction(0), "lower", "forward", acc, expr, None,
+                {k_: str(v) for k_, v in subs.items()}, f"e^ε̃ ≥ {bound}",
+                f"exact e^ε̃ = {fmt(actual)}", derived_by="bun-thm5.3",
+            )
+            results.append(InstanceResult(
+                {"table": {str(x): str(v) for x, v in table.items()}, "t": "2",
+                 **{k_: str(v) for k_, v in params.items()}},
+                Verdict.REFUTED, f"e^ε̃ ≥ {bound}", f"exact e^ε̃ = {fmt(actual)} (both "
+                "directions, both events)"))
+            break
+    if not results:
+        results.append(InstanceResult(
+            {"search": "acceptance values in {0, 1/8, …, 1} on the samples, t = 2, k = 2, ℓ = 1",
+             "tables meeting the hypotheses": checked},
+            Verdict.HOLDS, "e^ε̃ ≥ bound on every table", "no violation (exact)"))
+    s = _statement("with E = {H = 0} (the proof's event), ε̃ ≥ the printed bound", results)
+    return ClaimResult(claim, s.verdict, (s,), witness)
+
+
+CLAIMS += [
+    Claim("bun/thm5.3", PAPER, "§5.2, Theorem 5.3",
+          "hypothesis-test lower bound for cluster sampling (as printed: ∃ E)",
+          r"\tilde\varepsilon\geq\log\left(1+(e^{\varepsilon''}-1)\frac{\ell/k}"
+          r"{\ell/k+e^{-\varepsilon'}(1-\ell/k)}\right)", check_thm53),
+    Claim("bun/thm5.3:event", PAPER, "§5.2, Theorem 5.3 with the event of its proof",
+          "Theorem 5.3 with E = {H(M_C(P)) = 0}",
+          r"E=\{\mathcal{H}(\mathcal{M}_{\mathcal{C}_\ell}(P))=0\}", check_thm53_event),
+    Claim("bun/thm5.3:event:corrected", PAPER, "§5.2, Theorem 5.3, e^{−ε'} → e^{ε''−ε'}",
+          "Theorem 5.3 with E = {H = 0} and the bound its proof's algebra gives",
+          r"\tilde\varepsilon\geq\log\left(1+(e^{\varepsilon''}-1)\frac{\ell/k}"
+          r"{\ell/k+e^{\varepsilon''-\varepsilon'}(1-\ell/k)}\right)",
+          lambda b: check_thm53_event(b, thm53_corrected_expr(), "bun/thm5.3:event:corrected")),
 ]

@@ -2,6 +2,19 @@
 Figure 2 (§3), Propositions 4.1 and 4.2 (§4.2, App. C and F) and the appendix lemmas A.4
 (advanced joint convexity) and B.3 (log-Lipschitz reweighting).
 
+Findings (details in each checker's docstring and statements):
+
+* Prop. 4.1 holds on every instance; the printed e^{ε'} − 1 is loose by the factor e^{ε'} + 1
+  (the exact maximum over ε-DP size tests never exceeds (e^{ε'} − 1)/(e^{ε'} + 1), attained by
+  deterministic rounding).
+* Prop. 4.2 is refuted as printed: α is a deletion-DP rate but the hypothesis only makes M_C
+  replacement-DP; f = f̃ = K·1[|P| odd, |P| ≥ K] is a counterexample. Its proof (App. F) also
+  uses E[Lap(1/ε)²] = (1/ε)², which is 2/ε².
+* Lemma A.4 and Lemma B.3 hold on every instance and are attained (tight).
+* Fig. 2 recomputes exactly; its narrative holds for the plotted curves, but M_C itself is not
+  better than ε-DP at the figure's parameters (the plotted upper bound is Theorem 3.1's, which
+  bun/thm3.1:upper refutes).
+
 Every printed formula is a sympy expression (`EPS` = ε, `EPS_PRIME` = ε', `Q` = q, `ALPHA` = α)
 and every checker takes it as a parameter, so the tests run the same checker on mutants.
 Verdicts are decided in exact rationals (sympy's rational simplex for the small LPs) or with
@@ -41,9 +54,7 @@ from verifydp.claims.bun import (
     thm31_lower_expr,
     thm31_upper_expr,
 )
-from verifydp.claims.bun import (
-    n as N_SYM,
-)
+from verifydp.claims.bun import n as N_SYM
 from verifydp.claims.checkers import Instance, check_ratio_upper, fmt
 from verifydp.designs import SRSWOR, ProportionalWOR, Rounding, round_allocation
 from verifydp.epsilon import EpsSpec
@@ -65,7 +76,7 @@ def _rat(x: Fraction | int) -> sympy.Rational:
 
 
 def _frac(v: sympy.Expr) -> Fraction:
-    v = sympy.nsimplify(v) if not isinstance(v, sympy.Rational) else v
+    v = v if isinstance(v, sympy.Rational) else sympy.simplify(v)  # exact, never a float
     if not isinstance(v, sympy.Rational):
         raise ValueError(f"expected an exact rational, got {v!r}")
     return Fraction(int(v.p), int(v.q))
@@ -150,13 +161,22 @@ def _design_loss(
     return lower, wc.upper, wc.lp_points
 
 
+Shape = tuple[tuple[int, Fraction], ...]
+
+
 @cache
-def _size_advantage(
-    r: Fraction, rule: Rounding, n_: int, t: Fraction | None
-) -> Fraction:
-    """max adv over the test class, both orders (f̃(P), f̃(P')) and (f̃(P'), f̃(P))."""
+def _advantage_of_shape(x: Shape, y: Shape, t: Fraction | None) -> Fraction:
+    return max_size_test_advantage(FiniteDist.from_pairs(x), FiniteDist.from_pairs(y), t)
+
+
+def _size_advantage(r: Fraction, rule: Rounding, n_: int, t: Fraction | None) -> Fraction:
+    """max adv over the test class, both orders (f̃(P), f̃(P')) and (f̃(P'), f̃(P)). The LP is
+    invariant under shifting both laws, so it is cached on the shifted laws."""
     a, b = round_allocation(r * n_, rule), round_allocation(r * (n_ + 1), rule)
-    return max(max_size_test_advantage(a, b, t), max_size_test_advantage(b, a, t))
+    low = min(min(a.support()), min(b.support()))
+    sa = tuple(sorted((k - low, p) for k, p in a))
+    sb = tuple(sorted((k - low, p) for k, p in b))
+    return max(_advantage_of_shape(sa, sb, t), _advantage_of_shape(sb, sa, t))
 
 
 def _bound_bracket(bound: sympy.Expr, eps: EpsSpec, t_prime: Fraction) -> Bracket:
@@ -657,8 +677,11 @@ def check_lemb3(
 FIG2_N = 10**4
 FIG2_EPS = Fraction(1, 100)
 FIG2_PREC = 200  # bits of the outward-rounded interval arithmetic (≈ 60 decimal digits)
-FIG2_SIGMAS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200,
-               250, 300, 350, 400, 450, 500, 550, 600, 650, 700, 750, 800, 850, 900, 950, 1000)
+# σ grid of the checker (monotonicity is certified between consecutive values) and of the plot
+FIG2_SIGMAS = (1, 2, 5, 10, 20, 50, 100, 150, 200, 300, 400, 500, 600, 700, 800, 900, 1000)
+FIG2_PLOT_SIGMAS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150,
+                    200, 250, 300, 350, 400, 450, 500, 550, 600, 650, 700, 750, 800, 850, 900,
+                    950, 1000)
 FIG2_TOL = Fraction(1, 10)  # "≈" and "close to": within 10% (relative)
 
 
