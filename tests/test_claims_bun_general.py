@@ -57,3 +57,14 @@ def test_thm53_mutant_with_a_weaker_bound_holds_and_stronger_fails() -> None:
     assert bg.check_thm53_event(fast(), stronger).verdict is Verdict.REFUTED
     weaker = 1 + (epp - 1) * (ell / k) / (ell / k + epp * (1 - ell / k))
     assert bg.check_thm53_event(Budget(), weaker).verdict is Verdict.HOLDS
+
+
+def test_section6_mutants_are_caught() -> None:
+    assert bg.check_pps(fast(), strong_bound=lambda a, t: 1 + 2 * a * (t - 1)).verdict \
+        is Verdict.REFUTED
+    assert bg.check_pps(fast(), weak_bound=lambda a, t: t * t * a).verdict is Verdict.REFUTED
+    assert bg.check_pps(fast(), strong_bound=lambda a, t: t ** 2 * a).verdict is Verdict.REFUTED
+    assert bg.check_pps_cluster(fast(), min_large=1).verdict is Verdict.REFUTED  # small clusters
+    assert bg.check_systematic(fast(), lambda n, k: n // k + 1).verdict is Verdict.REFUTED
+    assert bg.check_systematic(fast(), lambda n, k: max(n // k - 1, 0)).verdict \
+        is Verdict.REFUTED

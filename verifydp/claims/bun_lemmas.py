@@ -886,18 +886,19 @@ def check_fig2(
             f"so ε'(M_C) ≥ ε = {eps}; corrected (e^{{2ε}}) upper curve {pt.corrected}",
         ))
     corrected_ok = all(pts[s].corrected.lo >= eps for s in FIG2_SIGMAS)
+    everywhere = bool(guarantee) and all(i.verdict is Verdict.REFUTED for i in guarantee)
     st.append(_statement(
         "(M_C itself) the privacy guarantee of M_C is ≈ ε/2 for concentrated t and below ε "
         "throughout, as the plotted upper curve says (Theorem 3.1: M ε-deletion DP, M_C "
         "replacement DP)",
         guarantee,
-        note="refuted at the figure's own parameters: M(S) = #x − #y + two-sided geometric "
-             "noise is ε-deletion-DP and, for every t symmetric about n/2 (E_t[m] = n/2), "
-             "M_C's likelihood ratio is exactly e^ε, so ε' ≥ ε = 0.01 at every σ, while the "
-             "plotted upper curve is ≈ 0.005 at σ = 1 and < ε everywhere. The curves plot "
-             "Theorem 3.1's printed upper bound, refuted in bun/thm3.1:upper"
-             + ("; the corrected (e^{2ε}) curve is ≥ ε at every σ (consistent)"
-                if corrected_ok else ""),
+        note=("refuted at the figure's own parameters: M(S) = #x − #y + two-sided geometric "
+              "noise is ε-deletion-DP and, for every size law t symmetric about n/2 (mean n/2), "
+              "M_C's likelihood ratio is exactly e^ε, so ε' ≥ ε = 0.01 at every σ, while the "
+              "plotted upper curve is ≈ 0.005 at σ = 1 and < ε everywhere. The curves plot "
+              "Theorem 3.1's printed upper bound, refuted in bun/thm3.1:upper"
+              + ("; the corrected (e^{2ε}) curve is ≥ ε at every σ (consistent)"
+                 if corrected_ok else "")) if everywhere else "",
     ))
     return ClaimResult("bun/fig2", combine(st), tuple(st))
 
