@@ -227,6 +227,7 @@ def check_pps_cluster(budget: Budget, min_large: int = LARGE) -> ClaimResult:
     ≥ LARGE the certified lower bound of the exact worst case is ≥ e^ε (ε' ≥ ε); (ii) at small ε
     the exact ε'/ε increases with the size of the large cluster (certified intervals ordered)."""
     large, trend = [], []
+    lp_sizes: list[int] = []
     prev: tuple[int, Fraction | None] | None = None
     for big in (1, 2, 3, 4, 6, 8):
         pair, classes = cluster_pps_pair(big)
@@ -238,6 +239,7 @@ def check_pps_cluster(budget: Budget, min_large: int = LARGE) -> ClaimResult:
                 break
             wc = worst_case_ratio(law_p, law_q, MechanismClass.pure(Relation.ADD_REMOVE, t),
                                   classes=classes)
+            lp_sizes.append(wc.lp_points)
             low, up = wc.worst.lower, wc.upper
             params = {"cluster sizes": f"({big}, 1, 1, 1)", "x added to": "the largest",
                       "t": str(t)}
@@ -260,7 +262,7 @@ def check_pps_cluster(budget: Budget, min_large: int = LARGE) -> ClaimResult:
         _statement("a single large cluster pushes towards no amplification (ε' increasing)",
                    trend),
     )
-    return ClaimResult("bun/sec6.2:pps-cluster", combine(st), st)
+    return ClaimResult("bun/sec6.2:pps-cluster", combine(st), st, None, 0.0, tuple(lp_sizes))
 
 
 def _log_ratio(x: Fraction | None, t: Fraction) -> float:
@@ -281,6 +283,7 @@ def check_systematic(
 ) -> ClaimResult:
     """§6.3; `srs_size(N, interval)` is the printed SRS equivalent (N/interval)."""
     same_as_srs, as_clusters, no_amp = [], [], []
+    lp_sizes: list[int] = []
     for n, k in ((4, 2), (6, 2), (6, 3), (8, 2), (8, 4), (9, 3)):
         if budget.spent():
             break
@@ -314,6 +317,7 @@ def check_systematic(
         srs = worst_case_ratio(SRSWOR(n // k).sample_law(pair.p, uu),
                                SRSWOR(n // k).sample_law(pair.q, uu),
                                MechanismClass.pure(Relation.ADD_REMOVE, t))
+        lp_sizes += [fixed.lp_points, srs.lp_points]
         low = fixed.worst.lower
         ok = (low is None or low >= t) and srs.upper is not None and (
             low is None or low > srs.upper)
@@ -328,7 +332,7 @@ def check_systematic(
         _statement("a fixed known order is cluster sampling over residue classes", as_clusters),
         _statement("with a known order there is no amplification (ε' ≥ ε)", no_amp),
     )
-    return ClaimResult("bun/sec6.3:systematic", combine(st), st)
+    return ClaimResult("bun/sec6.3:systematic", combine(st), st, None, 0.0, tuple(lp_sizes))
 
 
 CLAIMS = [
