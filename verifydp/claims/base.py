@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -133,6 +133,15 @@ def aggregate(instances: Iterable[InstanceResult]) -> Verdict:
     if verdicts and verdicts <= {Verdict.PROVED}:
         return Verdict.PROVED
     return Verdict.INCONCLUSIVE
+
+
+def statement(text: str, results: Sequence[InstanceResult], note: str = "") -> Statement:
+    """A printed statement judged by its instances; a refutation names its first witness."""
+    verdict = aggregate(results)
+    if verdict is Verdict.REFUTED and not note:
+        bad = next(i for i in results if i.verdict is Verdict.REFUTED)
+        note = f"violated at {bad.params}: claimed {bad.claimed}, actual {bad.actual}"
+    return Statement(text, verdict, tuple(results), note)
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,10 @@ from verifydp.claims.base import (
     InstanceResult,
     Statement,
     Verdict,
-    aggregate,
     combine,
+)
+from verifydp.claims.base import (
+    statement as _statement,
 )
 from verifydp.claims.checkers import (
     Instance,
@@ -74,13 +76,6 @@ def add_pair(n_: int) -> PopulationPair:
     """P = {a × n}, P' = P ∪ {x}: one addition."""
     return PopulationPair(Population.of({A: n_}), Population.of({A: n_, X: 1}), Relation.ADD_REMOVE)
 
-
-def _statement(text: str, results: Sequence[InstanceResult], note: str = "") -> Statement:
-    verdict = aggregate(results)
-    if not note and verdict is Verdict.REFUTED:
-        bad = next(i for i in results if i.verdict is Verdict.REFUTED)
-        note = f"violated at {bad.params}: claimed {bad.claimed}, actual {bad.actual}"
-    return Statement(text, verdict, tuple(results), note)
 
 
 def _result(claim: str, statements: Sequence[Statement], acc: UpperCheck | None) -> ClaimResult:

@@ -25,8 +25,10 @@ from verifydp.claims.base import (
     InstanceResult,
     Statement,
     Verdict,
-    aggregate,
     combine,
+)
+from verifydp.claims.base import (
+    statement as _statement,
 )
 from verifydp.claims.checkers import Instance, check_ratio_upper, fmt
 from verifydp.designs import ClusterSRS
@@ -94,14 +96,6 @@ def cluster_instances(eps_grid: Sequence[EpsSpec]) -> Iterator[Instance]:
 
 EPS_GRID = (EpsSpec.of_t(2), EpsSpec.of_t(Fraction(11, 10)), EpsSpec.of_eps(Fraction(1, 2)))
 
-
-def _statement(text: str, results: Sequence[InstanceResult]) -> Statement:
-    verdict = aggregate(results)
-    note = ""
-    if verdict is Verdict.REFUTED:
-        bad = next(i for i in results if i.verdict is Verdict.REFUTED)
-        note = f"violated at {bad.params}: claimed {bad.claimed}, actual {bad.actual}"
-    return Statement(text, verdict, tuple(results), note)
 
 
 def check_thm52(budget: Budget, eps_expr: sympy.Expr = THM52_EPS,

@@ -20,8 +20,10 @@ from verifydp.claims.base import (
     InstanceResult,
     Statement,
     Verdict,
-    aggregate,
     combine,
+)
+from verifydp.claims.base import (
+    statement as _statement,
 )
 from verifydp.claims.checkers import fmt
 from verifydp.designs import (
@@ -78,13 +80,6 @@ def binary_loss(pp: Fraction, pq: Fraction) -> Fraction | None:
             ratios.append(a / b)
     return max(ratios)
 
-
-def _statement(text: str, results: Sequence[InstanceResult], note: str = "") -> Statement:
-    verdict = aggregate(results)
-    if verdict is Verdict.REFUTED and not note:
-        bad = next(i for i in results if i.verdict is Verdict.REFUTED)
-        note = f"violated at {bad.params}: claimed {bad.claimed}, actual {bad.actual}"
-    return Statement(text, verdict, tuple(results), note)
 
 
 # ---------------------------------------------------------------- Proposition 6.1, §6.1 PPS
