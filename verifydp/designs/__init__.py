@@ -37,3 +37,7 @@ __all__ += [  # cluster, PPS and systematic designs (Bun et al. §5, §6)
 ]
 from verifydp.designs.neyman import StratifiedNeyman, neyman_allocation  # noqa: E402, I001
 __all__ += ["StratifiedNeyman", "neyman_allocation"]
+from verifydp.designs.must import (  # noqa: E402, I001
+    MustOW, MustWO, MustWW, eta, eta_bracket, k_law, k_law_poisson,
+)
+__all__ += ["MustOW", "MustWO", "MustWW", "eta", "eta_bracket", "k_law", "k_law_poisson"]

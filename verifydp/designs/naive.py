@@ -326,3 +326,62 @@ def _(
     return FiniteDist.from_pairs(
         (recs.project(order[s::step]), weight) for order in orders for s in range(step)
     )
+
+
+# --- two-stage MUST designs (Zhao & Liu, Definition 4): individual draw sequences ---
+
+from verifydp.designs.must import MustOW, MustWO, MustWW  # noqa: E402
+
+
+def _check_sequences(count: int, what: str) -> None:
+    if count > MAX_DRAW_SEQUENCES:
+        raise DesignError(f"naive oracle refuses {count} {what}")
+
+
+@naive_sample_law.register
+def _(design: MustOW, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs, b, m = _Records(pop, universe), design.b, design.m
+    if b > recs.n:
+        raise DesignError(f"MUST.OW: stage-1 size b = {b} exceeds population size {recs.n}")
+    firsts = list(combinations(range(recs.n), b))
+    _check_sequences(len(firsts) * b**m, "MUST.OW draw sequences")
+    weight = Fraction(1, len(firsts) * b**m)
+    return FiniteDist.from_pairs(
+        (recs.project(first[i] for i in seconds), weight)
+        for first in firsts
+        for seconds in product(range(b), repeat=m)
+    )
+
+
+def _wr_firsts(recs: _Records, b: int, label: str) -> list[tuple[int, ...]]:
+    if recs.n == 0 and b > 0:
+        raise DesignError(f"{label}: cannot draw b = {b} records from an empty population")
+    _check_sequences(recs.n**b, f"{label} stage-1 sequences")
+    return list(product(range(recs.n), repeat=b))
+
+
+@naive_sample_law.register
+def _(design: MustWO, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs, b, m = _Records(pop, universe), design.b, design.m
+    firsts = _wr_firsts(recs, b, "MUST.WO")
+    positions = list(combinations(range(b), m))
+    _check_sequences(len(firsts) * len(positions), "MUST.WO draw sequences")
+    weight = Fraction(1, len(firsts) * len(positions))
+    return FiniteDist.from_pairs(
+        (recs.project(first[i] for i in chosen), weight)
+        for first in firsts
+        for chosen in positions
+    )
+
+
+@naive_sample_law.register
+def _(design: MustWW, pop: Population, universe: Universe) -> FiniteDist[CountVector]:
+    recs, b, m = _Records(pop, universe), design.b, design.m
+    firsts = _wr_firsts(recs, b, "MUST.WW")
+    _check_sequences(len(firsts) * b**m, "MUST.WW draw sequences")
+    weight = Fraction(1, len(firsts) * b**m)
+    return FiniteDist.from_pairs(
+        (recs.project(first[i] for i in seconds), weight)
+        for first in firsts
+        for seconds in product(range(b), repeat=m)
+    )
