@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="where witnesses of refuted claims are written (default: counterexamples)")
     c.add_argument("--no-witnesses", action="store_true", help="do not write witness files")
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
+    c.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="claims checked in parallel by N local processes (default: all cores)")
 
     r = sub.add_parser("replay", help="re-verify a witness file from scratch")
     r.add_argument("file", type=Path)
@@ -107,32 +110,53 @@ def _selected(args: argparse.Namespace) -> list[str]:
     return ids
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    from verifydp.claims import Budget, catalogue
+def _check_one(claim_id: str, budget: float | None, witness_dir: str | None) -> dict:
+    """Run one claim in a worker; return its JSON object (witness written by the worker)."""
+    from verifydp.claims import Budget, get_claim
     from verifydp.claims.base import Verdict
-    from verifydp.witness import write_index, write_witness
+    from verifydp.witness import write_witness
+
+    res = get_claim(claim_id).check(Budget(budget))
+    path = None
+    if res.verdict is Verdict.REFUTED and res.witness and witness_dir is not None:
+        path = str(write_witness(res.witness, Path(witness_dir)))
+    return res.to_json(path)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from verifydp.witness import write_index
 
     ids = _selected(args)
-    cat = catalogue()
-    results = []
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    workers = args.workers or os.cpu_count() or 1
+    witness_dir = None if args.no_witnesses else str(args.witness_dir)
+    results: dict[str, dict] = {}
     show_progress = not args.no_progress and sys.stderr.isatty()
-    progress = _progress(show_progress)
-    with progress:
+    with _progress(show_progress) as progress:
         task = progress.add_task("checking", total=len(ids))
-        for cid in ids:
-            progress.update(task, description=f"checking {cid}")
-            res = cat[cid].check(Budget(args.budget))
-            path = None
-            if res.verdict is Verdict.REFUTED and res.witness and not args.no_witnesses:
-                path = str(write_witness(res.witness, args.witness_dir))
-            results.append((res, path))
-            progress.advance(task)
-    if any(path for _, path in results):
-        write_index(args.witness_dir)
+        if workers == 1 or len(ids) == 1:
+            for cid in ids:
+                progress.update(task, description=f"checking {cid}")
+                results[cid] = _check_one(cid, args.budget, witness_dir)
+                progress.advance(task)
+        else:
+            with ProcessPoolExecutor(max_workers=min(workers, len(ids))) as pool:
+                futures = {pool.submit(_check_one, cid, args.budget, witness_dir): cid
+                           for cid in ids}
+                for fut in as_completed(futures):
+                    results[futures[fut]] = fut.result()
+                    progress.update(task, description=f"done {futures[fut]}")
+                    progress.advance(task)
+    ordered = [results[cid] for cid in ids]
+    if witness_dir is not None and any(o["witness"] for o in ordered):
+        write_index(Path(witness_dir))
     if args.json:
-        print(json.dumps([res.to_json(path) for res, path in results], indent=2))
+        print(json.dumps(ordered, indent=2))
     else:
-        _table(results)
+        _table(ordered)
     return 0
 
 
@@ -146,7 +170,7 @@ def _progress(enabled: bool):  # type: ignore[no-untyped-def]
     )
 
 
-def _table(results) -> None:  # type: ignore[no-untyped-def]
+def _table(results: list[dict]) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -158,13 +182,13 @@ def _table(results) -> None:  # type: ignore[no-untyped-def]
     table.add_column("instances", justify="right")
     table.add_column("time", justify="right")
     table.add_column("detail / witness")
-    for res, path in results:
-        v = res.verdict.value
-        detail = res.summary()
-        if path:
-            detail += f"  [witness: {path}]"
-        table.add_row(res.claim, f"[{colours[v]}]{v}[/]", str(len(res.instances)),
-                      f"{res.seconds:.1f}s", detail)
+    for obj in results:
+        v = obj["verdict"]
+        detail = obj["detail"]["summary"]
+        if obj["witness"]:
+            detail += f"  [witness: {obj['witness']}]"
+        table.add_row(obj["claim"], f"[{colours[v]}]{v}[/]", str(len(obj["instances"])),
+                      f"{obj['detail']['seconds']:.1f}s", detail)
     Console(width=160).print(table)
 
 
