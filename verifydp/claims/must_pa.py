@@ -55,64 +55,44 @@ def _q(x: Fraction | int) -> sympy.Rational:
     return R(x.numerator, x.denominator)
 
 
-# ================================================================ laws of K (first principles)
+# ================================================================ laws of K
 
 Law = dict[int, Fraction]
 
 
-def _binom_law(trials: int, p: Fraction) -> Law:
-    law = {k: comb(trials, k) * p**k * (1 - p) ** (trials - k) for k in range(trials + 1)}
-    return {k: q for k, q in law.items() if q}
+def _k(scheme: str, n: int, b: int | None, m: int) -> Law:
+    """Law of K, the copies of the differing record, from `verifydp.designs.must.k_law`, which
+    the design tests check against the designs' exact sample laws and the naive oracle."""
+    from verifydp.designs.must import k_law
 
-
-def _mix(parts: Sequence[tuple[Fraction, Law]]) -> Law:
-    out: Law = {}
-    for w, law in parts:
-        for k, p in law.items():
-            out[k] = out.get(k, Fraction(0)) + w * p
-    return {k: p for k, p in out.items() if p}
+    return {k: p for k, p in k_law(scheme, n, b, m).probs.items() if p}
 
 
 def law_poisson(gamma: Fraction) -> Law:
     """Each record independently with probability γ: K ~ Bernoulli(γ)."""
-    return {0: 1 - gamma, 1: gamma}
+    return {k: p for k, p in {0: 1 - gamma, 1: gamma}.items() if p}
 
 
 def law_wor(n: int, m: int) -> Law:
-    """A uniform m-subset of n records contains the differing record w.p. m/n."""
-    return {0: 1 - Fraction(m, n), 1: Fraction(m, n)}
+    return _k("wor", n, None, m)
 
 
 def law_wr(n: int, m: int) -> Law:
-    """m iid uniform draws from n: K ~ Binomial(m, 1/n)."""
-    return _binom_law(m, Fraction(1, n))
+    return _k("wr", n, None, m)
 
 
 def law_ow(n: int, b: int, m: int) -> Law:
-    """WOR b of n, then WR m of b: the record is among the b w.p. b/n, then Binomial(m, 1/b)."""
-    return _mix([(1 - Fraction(b, n), {0: Fraction(1)}),
-                 (Fraction(b, n), _binom_law(m, Fraction(1, b)))])
-
-
-def _hypergeom(pop: int, succ: int, draws: int) -> Law:
-    tot = comb(pop, draws)
-    return {k: Fraction(C(succ, k) * C(pop - succ, draws - k), tot)
-            for k in range(0, min(succ, draws) + 1) if C(succ, k) * C(pop - succ, draws - k)}
+    return _k("must-ow", n, b, m)
 
 
 def law_wo(n: int, b: int, m: int) -> Law:
-    """WR b of n (J ~ Binomial(b, 1/n) copies), then WOR m of the b positions:
-    K | J ~ Hypergeometric(population b, J successes, m draws)."""
     if m > b:
         raise ValueError("MUST.WO needs m ≤ b")
-    jl = _binom_law(b, Fraction(1, n))
-    return _mix([(pj, _hypergeom(b, j, m)) for j, pj in jl.items()])
+    return _k("must-wo", n, b, m)
 
 
 def law_ww(n: int, b: int, m: int) -> Law:
-    """WR b of n (J ~ Binomial(b, 1/n)), then WR m of b: K | J ~ Binomial(m, J/b)."""
-    jl = _binom_law(b, Fraction(1, n))
-    return _mix([(pj, _binom_law(m, Fraction(j, b))) for j, pj in jl.items()])
+    return _k("must-ww", n, b, m)
 
 
 def eta_of(law: Law) -> Fraction:
