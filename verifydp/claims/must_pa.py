@@ -21,6 +21,7 @@ from fractions import Fraction
 from math import comb
 
 import sympy
+from mpmath import libmp
 
 from verifydp.claims.base import (
     Budget,
@@ -32,7 +33,7 @@ from verifydp.claims.base import (
     combine,
 )
 from verifydp.claims.base import statement as _statement
-from verifydp.exact.interval import Bracket, bracket, exp_bracket
+from verifydp.exact.interval import Bracket, _mpf_to_fraction, bracket, exp_bracket
 
 PAPER = "must"
 R = sympy.Rational
@@ -585,6 +586,8 @@ def _t3_law(scheme: str, u_max: int = _U_MAX) -> tuple[Fraction, dict[int, Fract
 
 
 def _bmul(a: Bracket, b: Bracket) -> Bracket:
+    if a.lo >= 0 and b.lo >= 0:  # the common case here: two products, no min/max
+        return Bracket(a.lo * b.lo, a.hi * b.hi)
     c = (a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi)
     return Bracket(min(c), max(c))
 
@@ -603,60 +606,189 @@ def _round_out(b: Bracket, bits: int = 2 * _PREC) -> Bracket:
 
 _INV_SQRT_2PI = bracket(1 / sympy.sqrt(2 * sympy.pi), prec_bits=_PREC)
 
+# ---- fixed-point integer arithmetic for the normal CDF
+#
+# A real r is enclosed by an integer pair (L, H) meaning L/2^_W <= r <= H/2^_W.  Every
+# operation on such pairs rounds the lower end down (floor division) and the upper end up
+# (ceiling division), so enclosures stay rigorous; Python ints are exact, so the only
+# rounding is the explicit one.  _W carries 64 guard bits below the output grid 2^-(2·_PREC)
+# to which results are finally rounded outward (as before).
+_OUT_BITS = 2 * _PREC
+_W = _OUT_BITS + 64
+
+
+def _cdiv(a: int, b: int) -> int:
+    """ceil(a / b) for b > 0."""
+    return -((-a) // b)
+
+
+def _fix_of_fraction(x: Fraction) -> tuple[int, int]:
+    return (x.numerator << _W) // x.denominator, _cdiv(x.numerator << _W, x.denominator)
+
+
+def _fix_of_mpf(v: tuple[int, int, int, int], up: bool) -> int:
+    """floor (up=False) or ceil (up=True) of v·2^_W for a finite raw mpf v (exact shifts)."""
+    sign, man, exp, _ = v
+    if sign:
+        man = -man
+    s = exp + _W
+    if s >= 0:
+        return man << s
+    return -((-man) >> -s) if up else man >> -s
+
+
+def _exp_mpf(x: Fraction, prec: int = _PREC) -> tuple[tuple, tuple]:
+    """Raw mpf enclosure (lo, hi) of e^x, x rational.
+
+    Exactly what `verifydp.exact.interval.exp_bracket(x, prec)` computes (x rounded outward
+    to prec bits, mpmath's exp with directed rounding at the two ends, then the same extra
+    widening by 2^-(prec-4) relative), but without building an mpmath interval context per
+    call (that construction, ~1 ms, dominated the old running time).  No global state is
+    touched: only the pure libmp functions are used."""
+    p, q = x.numerator, x.denominator
+    lo = libmp.from_rational(p, q, prec, libmp.round_floor)
+    hi = libmp.from_rational(p, q, prec, libmp.round_ceiling)
+    lo = libmp.mpf_exp(lo, prec, libmp.round_floor)
+    hi = libmp.mpf_exp(hi, prec, libmp.round_ceiling)
+    shift = -(prec - 4)
+    lo = libmp.mpf_sub(lo, libmp.mpf_shift(libmp.mpf_abs(lo), shift), prec, libmp.round_floor)
+    hi = libmp.mpf_add(hi, libmp.mpf_shift(libmp.mpf_abs(hi), shift), prec, libmp.round_ceiling)
+    for v in (lo, hi):
+        if v[1] == 0 and v != libmp.fzero:
+            raise ValueError("exp produced an infinite or NaN endpoint")
+    return lo, hi
+
+
+@functools.lru_cache(maxsize=4096)
+def _exp_fast(x: Fraction) -> Bracket:
+    """Rigorous bracket of e^x (same enclosure as exp_bracket(x, _PREC), see _exp_mpf)."""
+    if x == 0:
+        return Bracket.point(1)
+    lo, hi = _exp_mpf(x)
+    return Bracket(_mpf_to_fraction(lo), _mpf_to_fraction(hi))
+
+
+_INV_SQRT_2PI_FIX = (_fix_of_fraction(_INV_SQRT_2PI.lo)[0], _fix_of_fraction(_INV_SQRT_2PI.hi)[1])
+
+
+def _phi_fix(x: Fraction) -> tuple[int, int]:
+    """Fixed-point enclosure of the normal density φ(x) = e^{-x²/2}/√(2π)."""
+    if x == 0:
+        el = eh = 1 << _W
+    else:
+        lo, hi = _exp_mpf(-x * x / 2)
+        el, eh = _fix_of_mpf(lo, False), _fix_of_mpf(hi, True)
+    cl, ch = _INV_SQRT_2PI_FIX
+    return (el * cl) >> _W, _cdiv(eh * ch, 1 << _W)
+
 
 def _phi_pdf(x: Fraction) -> Bracket:
-    return _bmul(exp_bracket(-x * x / 2, _PREC), _INV_SQRT_2PI)
+    """Rigorous bracket of φ(x) (exact dyadic endpoints, as fine as 2^-_W)."""
+    lo, hi = _phi_fix(x)
+    return Bracket(Fraction(lo, 1 << _W), Fraction(hi, 1 << _W))
 
 
+def _fix_to_bracket(lo: int, hi: int, clamp: tuple[int, int] | None = None) -> Bracket:
+    """Round a fixed-point enclosure outward to the grid 2^-_OUT_BITS (as `_round_out` did)."""
+    sh = _W - _OUT_BITS
+    lo = lo >> sh
+    hi = -((-hi) >> sh)
+    if clamp is not None:
+        lo, hi = max(lo, clamp[0]), min(hi, clamp[1])
+    return Bracket(Fraction(lo, 1 << _OUT_BITS), Fraction(hi, 1 << _OUT_BITS))
+
+
+@functools.lru_cache(maxsize=8192)
 def ncdf_bracket(x: Fraction) -> Bracket:
-    """Rigorous bracket of Φ(x) for rational x.
+    """Rigorous bracket of Φ(x) for rational x, endpoints on the dyadic grid 2^-512.
 
     |x| ≤ 10: Φ(x) = 1/2 + φ(x) Σ_{k≥0} x^{2k+1}/(2k+1)!!  (positive-ratio series; once the
-    term ratio x²/(2k+3) ≤ 1/2 the remainder is at most twice the next term).
-    |x| > 10: Q(|x|) = 1 − Φ(|x|) = φ(x)/|x| Σ_k (−1)^k (2k−1)!!/x^{2k}; consecutive partial sums
-    of this asymptotic series bracket Q (the Mills-ratio alternating bounds)."""
+    term ratio x²/(2k+3) ≤ 1/2 the remainder is at most twice the next term, the ratios
+    only decreasing from there on).
+    |x| > 10: Q(|x|) = 1 − Φ(|x|) = φ(x)/|x| Σ_k (−1)^k (2k−1)!!/x^{2k}; consecutive partial
+    sums of this asymptotic series bracket Q (the Mills-ratio alternating bounds; 40 terms).
+
+    Rigour: all arithmetic is exact integer fixed point at scale 2^-_W (= 2^-576) with each
+    lower end rounded down and each upper end rounded up (every term of the series is
+    carried as a pair of integer enclosures, each computed from the previous pair by one
+    exact multiplication and one floor/ceiling division); e^{-x²/2} comes from mpmath's
+    directed-rounding exp plus a widening of a few ulps (exactly the enclosure of
+    `exp_bracket(·, 256)`), and 1/√(2π) from the interval evaluator.  The result is rounded
+    outward to 2^-512 and clipped to [0, 1] (Φ takes values there), as before.  The maths
+    (series, cut-off rule, 40-term asymptotic bracket) is the one of the former
+    exact-Fraction implementation; only the arithmetic changed, so the brackets agree with
+    the old ones up to a unit or two of the 2^-512 grid."""
+    x = Fraction(x)
     ax = abs(x)
+    p, q = ax.numerator, ax.denominator
+    one = 1 << _W
+    half = one >> 1
     if ax <= 10:
-        term, s, k = ax, Fraction(0), 0
+        tl, th = _fix_of_fraction(ax)
+        sl = sh = 0
+        num, q2 = p * p, q * q
+        stop = 1 << (_W - _OUT_BITS)  # the old cut-off: next term < 2^-512
+        k = 0
         while True:
-            s += term
-            ratio = ax * ax / (2 * k + 3)
-            nxt = term * ratio
+            sl += tl
+            sh += th
+            den = q2 * (2 * k + 3)
+            nl = (tl * num) // den
+            nh = -((-th * num) // den)
             k += 1
-            if ratio <= Fraction(1, 2) and nxt < Fraction(1, 1 << (2 * _PREC)):
+            if 2 * num <= den and nh < stop:
                 break
-            term = nxt
-        sb = Bracket(s, s + 2 * nxt)
-        half_plus = _badd(Bracket.point(Fraction(1, 2)), _bmul(_phi_pdf(ax), sb))
+            tl, th = nl, nh
+        sh += 2 * nh  # remainder ≤ 2 · next term (ratios ≤ 1/2 from here on)
+        fl, fh = _phi_fix(ax)
+        hl = (fl * sl) >> _W            # φ·S − lower, in units 2^-_W
+        hh = _cdiv(fh * sh, one)
         if x >= 0:
-            return _round_out(half_plus)
-        return _round_out(Bracket(1 - half_plus.hi, 1 - half_plus.lo))
-    x2 = ax * ax
-    sums, s, term = [], Fraction(0), Fraction(1)
+            return _fix_to_bracket(half + hl, half + hh, (0, 1 << _OUT_BITS))
+        return _fix_to_bracket(half - hh, half - hl, (0, 1 << _OUT_BITS))
+    # asymptotic branch: a_k = (2k−1)!!/x^{2k}, a_{k+1} = a_k (2k+1) q²/p²
+    al = ah = one
+    q2, p2 = q * q, p * p
+    sum_lo = sum_hi = 0
+    last_lo, last_hi = [], []
     for k in range(0, 40):
-        s += term
-        sums.append(s)
-        term = -term * (2 * k + 1) / x2
-    lo_s, hi_s = min(sums[-2:]), max(sums[-2:])
-    q = _bmul(_phi_pdf(ax), Bracket(lo_s / ax, hi_s / ax))
+        if k % 2 == 0:
+            sum_lo += al
+            sum_hi += ah
+        else:
+            sum_lo -= ah
+            sum_hi -= al
+        if k >= 38:
+            last_lo.append(sum_lo)
+            last_hi.append(sum_hi)
+        m = (2 * k + 1) * q2
+        al, ah = (al * m) // p2, -((-ah * m) // p2)
+    s_lo, s_hi = min(last_lo), max(last_hi)  # s_lo > 0: the first two terms give ≥ 1 − 1/100
+    fl, fh = _phi_fix(ax)
+    # Q = φ · s / |x| = φ · s · q / p
+    ql = (fl * s_lo * q) // (p << _W)
+    qh = _cdiv(fh * s_hi * q, p << _W)
     if x < 0:
-        return _round_out(q)
-    return _round_out(Bracket(1 - q.hi, 1 - q.lo))
+        return _fix_to_bracket(ql, qh, (0, 1 << _OUT_BITS))
+    return _fix_to_bracket(one - qh, one - ql, (0, 1 << _OUT_BITS))
 
 
+@functools.lru_cache(maxsize=65536)
 def group_delta(mech: str, theta: Fraction, eps: Fraction, u: int) -> Bracket:
     """Theorem 1 with the sensitivity ratio θ replaced by uθ (the paper: "plug θ = u"):
     Laplace δ_u(ε) = [1 − exp((ε − uθ)/2)]_+ ; Gaussian δ_u(ε) = Φ(uθ/2 − ε/(uθ)) −
-    e^ε Φ(−uθ/2 − ε/(uθ))."""
+    e^ε Φ(−uθ/2 − ε/(uθ)).  Rigorous bracket on the grid 2^-512 (cached per argument
+    tuple; Brackets are immutable)."""
+    theta, eps = Fraction(theta), Fraction(eps)
     t = u * theta
     if mech == "Laplace":
         if eps >= t:
             return Bracket.point(0)
-        e = exp_bracket((eps - t) / 2, _PREC)
+        e = _exp_fast((eps - t) / 2)
         return _round_out(Bracket(1 - e.hi, 1 - e.lo))
     a = ncdf_bracket(t / 2 - eps / t)
     c = ncdf_bracket(-t / 2 - eps / t)
-    ee = exp_bracket(eps, _PREC)
+    ee = _exp_fast(eps)
     prod = _bmul(ee, c)
     return _round_out(Bracket(max(Fraction(0), a.lo - prod.hi), a.hi - prod.lo))
 
@@ -670,20 +802,50 @@ def _profile_source() -> str:
             "was not wired in, to keep this module independent)")
 
 
+@functools.lru_cache(maxsize=1024)
+def _t3_eps_bracket(eta: Fraction, eps: Fraction) -> Bracket:
+    """ε' = log(1 + η(e^ε − 1)), rigorous bracket (cached: it depends on (η, ε) only)."""
+    return bracket(sympy.log(1 + _q(eta) * (sympy.exp(_q(eps)) - 1)), prec_bits=256)
+
+
+_KEPT_MASS: dict[int, tuple[dict[int, Fraction], Fraction]] = {}
+
+
+def _kept_mass(p: dict[int, Fraction]) -> Fraction:
+    """Σ_u Pr(K = u) over the kept u, exact; memoised per law dict (the laws come from the
+    cached `_t3_law`, and the dict itself is held in the memo, so its id cannot be reused)."""
+    hit = _KEPT_MASS.get(id(p))
+    if hit is not None and hit[0] is p:
+        return hit[1]
+    kept = sum(p.values(), Fraction(0))
+    _KEPT_MASS[id(p)] = (p, kept)
+    return kept
+
+
 def t3_values(mech: str, theta: Fraction, eps: Fraction, scheme: str,
               laws: dict[str, tuple[Fraction, dict[int, Fraction]]],
               deltas: dict[int, Bracket]) -> tuple[Bracket, Bracket]:
     if scheme == "base":
         return Bracket.point(eps), deltas[1]
     eta, p = laws[scheme]
-    eps_b = bracket(sympy.log(1 + _q(eta) * (sympy.exp(_q(eps)) - 1)), prec_bits=256)
-    acc = Bracket.point(0)
-    kept = Fraction(0)
+    eps_b = _t3_eps_bracket(eta, eps)
+    # acc = Σ_u round_out(Pr(K=u) · δ_u) on the grid 2^-_OUT_BITS, in exact integers: for
+    # Pr(K=u) ≥ 0 this is floor/ceil of the exact products, the same numbers the Fraction
+    # route (_round_out(_bmul(point(pu), δ_u))) gives, without the big-Fraction gcds.
+    s = 1 << _OUT_BITS
+    lo_sum = hi_sum = 0
     for u, pu in p.items():
-        kept += pu
-        acc = _badd(acc, _round_out(_bmul(Bracket.point(pu), deltas[u])))
-    tail = eta - kept
-    return eps_b, Bracket(acc.lo, acc.hi + tail)
+        d = deltas[u]
+        if pu < 0:  # not a probability; keep the general route
+            b = _round_out(_bmul(Bracket.point(pu), d))
+            lo_sum += b.lo.numerator * (s // b.lo.denominator)
+            hi_sum += b.hi.numerator * (s // b.hi.denominator)
+            continue
+        num, den = pu.numerator * s, pu.denominator
+        lo_sum += (num * d.lo.numerator) // (den * d.lo.denominator)
+        hi_sum -= (-num * d.hi.numerator) // (den * d.hi.denominator)
+    tail = eta - _kept_mass(p)
+    return eps_b, Bracket(Fraction(lo_sum, s), Fraction(hi_sum, s) + tail)
 
 
 def _printed_interval(s: str) -> tuple[Fraction, Fraction, Fraction] | None:
