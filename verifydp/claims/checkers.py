@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -110,6 +110,17 @@ def _excess(lower: Fraction | None, bound: Bracket) -> Fraction:
     return lower / bound.hi if bound.hi > 0 else Fraction(10**9)
 
 
+def _pending(
+    instances: Iterable[Instance], budget: Budget, acc: UpperCheck
+) -> Iterator[Instance]:
+    """The instances still to check: stops when the budget is spent, or at the first
+    refutation under `fail_fast`."""
+    for inst in instances:
+        if budget.spent() or (budget.fail_fast and acc.witness is not None):
+            return
+        yield inst
+
+
 def check_ratio_upper(
     claim: str,
     printed: sympy.Expr,
@@ -119,9 +130,7 @@ def check_ratio_upper(
 ) -> UpperCheck:
     """`printed` is the claimed bound on e^{ε'} (exp of the printed ε')."""
     acc = acc or UpperCheck(claim)
-    for inst in instances:
-        if budget.spent() or (budget.fail_fast and acc.witness is not None):
-            break
+    for inst in _pending(instances, budget, acc):
         law_p, law_q = inst.laws()
         wc = worst_case_ratio(law_p, law_q, inst.mclass(), classes=inst.classes())
         acc.lp_sizes.append(wc.lp_points)
@@ -142,9 +151,7 @@ def check_hockey_upper(
 ) -> UpperCheck:
     """Claimed: D_{e^{ε'}}(M(C(P)) ‖ M(C(P'))) ≤ δ' (both directions)."""
     acc = acc or UpperCheck(claim)
-    for inst in instances:
-        if budget.spent() or (budget.fail_fast and acc.witness is not None):
-            break
+    for inst in _pending(instances, budget, acc):
         law_p, law_q = inst.laws()
         tp = inst.eps.evaluate(printed_t_prime, inst.params)
         bound = inst.eps.evaluate(printed_delta, inst.params)
