@@ -44,7 +44,7 @@ from verifydp.exact.interval import Bracket, _iv_to_bracket
 from verifydp.mechanisms.profiles import _erfc_point
 
 PAPER = "must"
-FIG_DIR = Path(__file__).resolve().parents[2] / "docs" / "figures"
+FIG_DIR = Path("docs") / "figures"  # relative to the working directory, for `python -m`
 
 _BITS = 320  # dyadic grid of the kept weights
 _PREC = 160  # bits of the interval evaluation of δ_u
@@ -526,7 +526,7 @@ def _search4(budget: Budget) -> Statement:
 
 
 def check_fig4(budget: Budget, sentences: Sequence[Callable[[dict], Statement]] | None = None,
-               plot: bool = True) -> ClaimResult:
+               plot: bool = False) -> ClaimResult:
     curves = fig4_curves()
     if plot:
         fig4_plot()
@@ -818,7 +818,7 @@ def _fig5_label() -> Statement:
         "horizontal lines; the row is read as MUST.OW, as the text says")
 
 
-def check_fig5(budget: Budget, plot: bool = True, ww_smaller: bool = True) -> ClaimResult:
+def check_fig5(budget: Budget, plot: bool = False, ww_smaller: bool = True) -> ClaimResult:
     v = fig5_values()
     if plot:
         fig5_plot()
@@ -847,3 +847,11 @@ def _claims() -> list[Claim]:
 
 
 CLAIMS = _claims()
+
+
+if __name__ == "__main__":  # python -m verifydp.claims.must_figs [DIR]: regenerate the figures
+    import sys
+
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else FIG_DIR
+    print(fig4_plot(out / "must_fig4.png"))
+    print(fig5_plot(out / "must_fig5.png"))
