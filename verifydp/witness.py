@@ -187,7 +187,21 @@ def replay(path: Path | str) -> ReplayReport:
         raise WitnessFormatError(f"malformed witness {path}: {exc}") from exc
 
 
+# Witnesses that are not "sampling design + acceptance table" name a kind; each kind's module
+# defines `replay_json(obj) -> ReplayReport` and must recompute everything from the inputs.
+KINDS: dict[str, str] = {
+    "pinq-plan": "verifydp.pinq.witness",
+}
+
+
 def _replay(obj: dict[str, Any]) -> ReplayReport:
+    kind = obj.get("kind", "sampling")
+    if kind != "sampling":
+        if kind not in KINDS:
+            raise ValueError(f"unknown witness kind {kind!r} (known: sampling, {', '.join(KINDS)})")
+        import importlib
+
+        return importlib.import_module(KINDS[kind]).replay_json(obj)  # type: ignore[no-any-return]
     lines: list[str] = [f"claim {obj['claim']}"]
     pair = PopulationPair.from_json(obj["populations"])
     design = Design.from_json(obj["design"])
