@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import sympy
 
@@ -113,11 +113,25 @@ def witness_stem(claim_id: str) -> str:
     return claim_id.replace("/", "_").replace(":", "_")
 
 
-def write_witness(w: Witness, directory: Path) -> Path:
+class KindWitness(Protocol):
+    """A witness of another kind (see `KINDS`): its JSON carries "kind", and `csv_text` is the
+    dataset(s) it is about."""
+
+    claim: str
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def csv_text(self) -> str: ...
+
+
+def write_witness(w: Witness | KindWitness, directory: Path) -> Path:
     """Write `<claim>.json` and `<claim>.csv` (the two datasets) atomically."""
     stem = witness_stem(w.claim)
     path = directory / f"{stem}.json"
     _atomic_write(path, json.dumps(w.to_json(), indent=2) + "\n")
+    if not isinstance(w, Witness):
+        _atomic_write(directory / f"{stem}.csv", w.csv_text())
+        return path
     buf = io.StringIO()
     wr = csv.writer(buf)
     wr.writerow(["dataset", "value", "stratum", "cluster", "count"])
@@ -191,6 +205,7 @@ def replay(path: Path | str) -> ReplayReport:
 # defines `replay_json(obj) -> ReplayReport` and must recompute everything from the inputs.
 KINDS: dict[str, str] = {
     "pinq-plan": "verifydp.pinq.witness",
+    "group-profile": "verifydp.worstcase.group_witness",
 }
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from verifydp.witness import Witness
+from verifydp.witness import KindWitness, Witness
 
 
 class Verdict(str, Enum):
@@ -27,7 +27,7 @@ class InstanceResult:
     claimed: str
     actual: str
     note: str = ""
-    witness: Witness | None = field(default=None, compare=False)
+    witness: Witness | KindWitness | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -64,7 +64,7 @@ class ClaimResult:
     claim: str
     verdict: Verdict
     statements: tuple[Statement, ...]
-    witness: Witness | None = None
+    witness: Witness | KindWitness | None = None
     seconds: float = 0.0
     lp_sizes: tuple[int, ...] = ()
 
@@ -173,7 +173,11 @@ class Claim:
         res = self.checker(
             Budget(budget.seconds, budget.fail_fast, start)
         )
+        witness = res.witness
+        if witness is None and res.verdict is Verdict.REFUTED:
+            witness = next((i.witness for i in res.instances
+                            if i.verdict is Verdict.REFUTED and i.witness), None)
         return ClaimResult(
-            res.claim, res.verdict, res.statements, res.witness,
+            res.claim, res.verdict, res.statements, witness,
             time.monotonic() - start, res.lp_sizes,
         )

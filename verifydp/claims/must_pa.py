@@ -33,6 +33,7 @@ from verifydp.claims.base import (
     combine,
 )
 from verifydp.claims.base import statement as _statement
+from verifydp.claims.must_group import worst_case_statement
 from verifydp.exact.interval import Bracket, _mpf_to_fraction, bracket, exp_bracket
 
 PAPER = "must"
@@ -241,7 +242,8 @@ def check_t2_wor(budget: Budget, formula: Formula = t2_wor) -> ClaimResult:
     res = _loop(grid_nm(), budget,
                 lambda nm: _compare({"n": nm[0], "m": nm[1]}, formula(*nm), law_wor(*nm)))
     return _result("must/table2:wor", [_statement(
-        "Table 2, WOR(n,m): η = m/n, δ' = mδ/n (vs K ~ Bernoulli(m/n)), 1 ≤ m ≤ n ≤ 10", res)])
+        "Table 2, WOR(n,m): η = m/n, δ' = mδ/n (vs K ~ Bernoulli(m/n)), 1 ≤ m ≤ n ≤ 10", res),
+        worst_case_statement("must/table2:wor", "wor", formula, budget)])
 
 
 def check_t2_wr(budget: Budget, formula: Formula = t2_wr) -> ClaimResult:
@@ -250,7 +252,8 @@ def check_t2_wr(budget: Budget, formula: Formula = t2_wr) -> ClaimResult:
                 lambda nm: _compare({"n": nm[0], "m": nm[1]}, formula(*nm), law_wr(*nm)))
     return _result("must/table2:wr", [_statement(
         "Table 2, WR(n,m): η = 1-(1-1/n)^m, δ' = Σ_j C(m,j)(1/n)^j(1-1/n)^{m-j}δ_j "
-        "(vs K ~ Binomial(m,1/n)), n ≤ 10, m ≤ 8", res)])
+        "(vs K ~ Binomial(m,1/n)), n ≤ 10, m ≤ 8", res),
+        worst_case_statement("must/table2:wr", "wr", formula, budget)])
 
 
 # ---------------------------------------------------------------- Theorem 5
@@ -262,7 +265,8 @@ def _check_thm5(claim: str, text: str, formula: Formula, law: Callable[..., Law]
     st = _statement(text, res)
     if note and st.verdict is not Verdict.REFUTED:
         st = Statement(st.text, st.verdict, st.instances, note)
-    return _result(claim, [st])
+    scheme = {"must/thm5:ow": "must-ow", "must/thm5:wo": "must-wo", "must/thm5:ww": "must-ww"}
+    return _result(claim, [st, worst_case_statement(claim, scheme[claim], formula, budget)])
 
 
 def check_thm5_ow(budget: Budget, formula: Formula = thm5_ow) -> ClaimResult:
