@@ -48,6 +48,26 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--workers", type=int, default=None, metavar="N",
                    help="claims checked in parallel by N local processes (default: all cores)")
 
+    h = sub.add_parser("hunt", help="search for violations (checker grids + hypothesis search)")
+    h.add_argument("claims", nargs="*", metavar="CLAIM_ID")
+    h.add_argument("--all", action="store_true", help="hunt every claim in the catalogue")
+    h.add_argument("--budget", type=float, default=600.0, metavar="SECONDS",
+                   help="total wall-clock budget shared by the claims (default 600)")
+    h.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="parallel tasks (default: all cores)")
+    h.add_argument("--state", type=Path, default=Path(".verifydp/hunt-state.json"),
+                   metavar="FILE", help="progress file, rewritten after every task")
+    h.add_argument("--resume", action="store_true",
+                   help="continue from --state: skip claims already refuted or checked")
+    h.add_argument("--witness-dir", type=Path, default=Path("counterexamples"), metavar="DIR",
+                   help="where witnesses go; a file is only replaced by a smaller witness")
+    h.add_argument("--no-witnesses", action="store_true", help="do not write witness files")
+    h.add_argument("--executor", choices=("local", "dask", "ray"), default="local",
+                   help="where tasks run (dask/ray: see docs/hunting.md)")
+    h.add_argument("--address", default=None, help="scheduler address for dask or ray")
+    h.add_argument("--json", action="store_true", help="machine-readable report")
+    h.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     r = sub.add_parser("replay", help="re-verify a witness file from scratch")
     r.add_argument("file", type=Path)
     r.add_argument("--json", action="store_true")
@@ -64,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_check(args)
         if args.command == "replay":
             return cmd_replay(args)
+        if args.command == "hunt":
+            return cmd_hunt(args)
     except UsageError as exc:
         print(f"verifydp: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -190,6 +212,77 @@ def _table(results: list[dict]) -> None:
         table.add_row(obj["claim"], f"[{colours[v]}]{v}[/]", str(len(obj["instances"])),
                       f"{obj['detail']['seconds']:.1f}s", detail)
     Console(width=160).print(table)
+
+
+def cmd_hunt(args: argparse.Namespace) -> int:
+    from verifydp.hunt.portfolio import HuntError, run_hunt
+    from verifydp.witness import write_index
+
+    ids = _selected(args)
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.resume and not args.state.exists():
+        raise UsageError(f"--resume: no hunt state at {args.state}")
+    workers = args.workers or os.cpu_count() or 1
+    witness_dir = None if args.no_witnesses else args.witness_dir
+    show = not args.no_progress and sys.stderr.isatty()
+    interrupted = False
+    with _progress(show) as progress:
+        task = progress.add_task("hunting", total=len(ids))
+
+        def tick(result: dict) -> None:
+            if result["round"] == 1 or result.get("checked"):
+                progress.advance(task)
+            progress.update(task, description=f"hunting (last: {result['claim']})")
+
+        try:
+            state = run_hunt(ids, args.budget, workers, args.state, witness_dir,
+                             resume=args.resume, executor=args.executor,
+                             address=args.address, progress=tick)
+        except HuntError as exc:
+            raise UsageError(str(exc)) from exc
+        except KeyboardInterrupt:
+            from verifydp.hunt.portfolio import HuntState
+
+            interrupted = True
+            state = HuntState.load(args.state)
+    if witness_dir is not None and witness_dir.exists():
+        write_index(witness_dir)
+    rows = [{"claim": c, **state.claims.get(c, {})} for c in ids]
+    report = {"budget_s": args.budget, "workers": workers, "interrupted": interrupted,
+              "state": str(args.state), "claims": rows}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        _hunt_table(rows)
+        if interrupted:
+            print(f"interrupted: progress saved to {args.state}; continue with --resume",
+                  file=sys.stderr)
+    return 130 if interrupted else 0
+
+
+def _hunt_table(rows: list[dict]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="verifydp hunt")
+    for col, just in (("claim", "left"), ("result", "left"), ("tries", "right"),
+                      ("best margin", "right"), ("1st witness", "right"),
+                      ("minimised", "left"), ("witness", "left")):
+        table.add_column(col, justify=just, no_wrap=col == "claim")  # type: ignore[arg-type]
+    for r in rows:
+        found = r.get("refuted")
+        result = "[red]violation[/]" if found else (
+            "none found" if r.get("searched") else f"grid only: {r.get('check_verdict', '?')}")
+        bm = r.get("best_margin")
+        mini = r.get("minimised")
+        table.add_row(
+            r["claim"], result, str(r.get("tries", 0)),
+            "—" if bm is None else f"{bm:.3g}",
+            "—" if r.get("first_witness_s") is None else f"{r['first_witness_s']:.1f}s",
+            f"size {mini['first_size']} → {mini['final_size']}" if mini else "—",
+            r.get("witness") or ("(printed numbers, no dataset)" if found else ""))
+    Console(width=170).print(table)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

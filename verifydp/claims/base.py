@@ -28,6 +28,8 @@ class InstanceResult:
     actual: str
     note: str = ""
     witness: Witness | KindWitness | None = field(default=None, compare=False)
+    # actual − claimed (relative for ratio bounds), > 0 exactly when violated; the hunt climbs it
+    margin: float | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

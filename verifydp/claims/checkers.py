@@ -178,6 +178,7 @@ def _judge(
     """Refuted when the certified lower bound exceeds the bound's upper end (with a witness);
     holds when the certified upper bound is below its lower end; inconclusive otherwise."""
     worst = wc.worst
+    margin = _margin(worst.lower, bound, printed_t_prime is None)
     if worst.lower is None or worst.lower > bound.hi:
         assert worst.witness is not None
         w = Witness(
@@ -187,7 +188,19 @@ def _judge(
             printed_t_prime, {k: str(v) for k, v in inst.params.items()}, claimed, actual,
         )
         acc.offer(w, inst.pair.p.size + inst.pair.q.size, _excess(worst.lower, bound))
-        return InstanceResult(inst.report(), Verdict.REFUTED, claimed, actual, witness=w)
+        return InstanceResult(inst.report(), Verdict.REFUTED, claimed, actual, witness=w,
+                              margin=margin)
     if wc.upper is not None and wc.upper <= bound.lo:
-        return InstanceResult(inst.report(), Verdict.HOLDS, claimed, actual)
-    return InstanceResult(inst.report(), Verdict.INCONCLUSIVE, claimed, actual, note=OVERLAP)
+        return InstanceResult(inst.report(), Verdict.HOLDS, claimed, actual, margin=margin)
+    return InstanceResult(inst.report(), Verdict.INCONCLUSIVE, claimed, actual, note=OVERLAP,
+                          margin=margin)
+
+
+def _margin(lower: Fraction | None, bound: Bracket, relative: bool) -> float:
+    """Certified lower bound of the actual value minus the claimed bound: relative for ratio
+    bounds (so instances of different scales compare), absolute for δ'."""
+    if lower is None:
+        return float("inf")
+    if relative:
+        return float(lower / bound.hi) - 1 if bound.hi > 0 else float("inf")
+    return float(lower - bound.hi)

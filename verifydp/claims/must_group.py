@@ -57,39 +57,45 @@ def _instances(scheme: str) -> Iterator[tuple[int, int | None, int, GroupProfile
             yield n, b, m, mc
 
 
+def point_result(claim: str, scheme: str, formula: Callable[..., tuple], n: int,
+                 b: int | None, m: int, mc: GroupProfileClass) -> InstanceResult:
+    """The printed (η, δ') of `formula` against the exact worst case at one instance."""
+    from verifydp.claims.must_pa import dsym
+
+    eta, dprime = formula(n, m) if b is None else formula(n, b, m)
+    t_prime = 1 + F(str(sympy.nsimplify(eta))) * (mc.t - 1)
+    claimed = F(str(sympy.sympify(dprime).subs({dsym(j): sympy.Rational(str(mc.delta(j)))
+                                                 for j in range(1, m + 1)})))
+    design = design_of(scheme, b, m)
+    r = group_worst_hockey(design, n, m, mc, t_prime)
+    params = {"n": n, "b": b, "m": m, "t": str(mc.t),
+              "deltas": [str(d) for d in mc.deltas[:m]], "t_prime": str(t_prime)}
+    actual = f"sup ∈ [{r.lower}, {r.upper}] ≈ {float(r.lower):.6g}"
+    witness = None
+    if r.upper <= claimed:
+        verdict = Verdict.HOLDS
+        note = "tight: the worst case equals δ'" if r.lower == claimed else (
+            f"slack {float(claimed - r.upper):.3g}")
+    elif r.lower > claimed:
+        verdict = Verdict.REFUTED
+        note = f"a base mechanism in the class exceeds δ' by {float(r.lower - claimed):.3g}"
+        witness = GroupWitness(claim, design, n, m, mc, t_prime, claimed, r.lower,
+                               tuple(zip(r.orbits, r.accept, strict=True)))
+    else:
+        verdict, note = Verdict.INCONCLUSIVE, "certified bracket contains δ'"
+    return InstanceResult(params, verdict, f"δ' = {claimed} ≈ {float(claimed):.6g}", actual,
+                          note, witness, float(r.lower - claimed))
+
+
 def worst_case_statement(claim: str, scheme: str, formula: Callable[..., tuple],
                          budget: Budget) -> Statement:
     """One statement: the printed (η, δ') against the exact worst case on small instances."""
-    from verifydp.claims.must_pa import dsym
-
     out: list[InstanceResult] = []
     for n, b, m, mc in _instances(scheme):
         if budget.spent():
             break
-        eta, dprime = formula(n, m) if b is None else formula(n, b, m)
-        t_prime = 1 + F(str(sympy.nsimplify(eta))) * (mc.t - 1)
-        claimed = F(str(sympy.sympify(dprime).subs({dsym(j): sympy.Rational(str(mc.delta(j)))
-                                                     for j in range(1, m + 1)})))
-        design = design_of(scheme, b, m)
-        r = group_worst_hockey(design, n, m, mc, t_prime)
-        params = {"n": n, "b": b, "m": m, "t": str(mc.t),
-                  "deltas": [str(d) for d in mc.deltas[:m]], "t_prime": str(t_prime)}
-        actual = f"sup ∈ [{r.lower}, {r.upper}] ≈ {float(r.lower):.6g}"
-        witness = None
-        if r.upper <= claimed:
-            verdict = Verdict.HOLDS
-            note = "tight: the worst case equals δ'" if r.lower == claimed else (
-                f"slack {float(claimed - r.upper):.3g}")
-        elif r.lower > claimed:
-            verdict = Verdict.REFUTED
-            note = f"a base mechanism in the class exceeds δ' by {float(r.lower - claimed):.3g}"
-            witness = GroupWitness(claim, design, n, m, mc, t_prime, claimed, r.lower,
-                                   tuple(zip(r.orbits, r.accept, strict=True)))
-        else:
-            verdict, note = Verdict.INCONCLUSIVE, "certified bracket contains δ'"
-        out.append(InstanceResult(params, verdict, f"δ' = {claimed} ≈ {float(claimed):.6g}",
-                                  actual, note, witness))
-        if budget.fail_fast and verdict is Verdict.REFUTED:
+        out.append(point_result(claim, scheme, formula, n, b, m, mc))
+        if budget.fail_fast and out[-1].verdict is Verdict.REFUTED:
             break
     return statement(
         "as a privacy guarantee: sup over all base mechanisms with group profile δ_j of "

@@ -1,0 +1,1 @@
+"""Hunting violations: search spaces per claim, hypothesis-driven search, portfolio."""

@@ -1,0 +1,312 @@
+"""The hunt portfolio: spend a wall-clock budget across claims, on local processes or a cluster.
+
+Round 1 runs every selected claim's checker grid (so the hunt refutes at least what `check`
+refutes, with the same certificates) and then, for claims with a search space
+(`verifydp.hunt.spaces`), a hypothesis search for the rest of the claim's slice.  Later rounds
+share the remaining time among the claims with a space that are still unrefuted, each with a
+new seed.  A refuted claim's witness is written (atomically) the moment it is found, and
+replaced only by a strictly smaller one, so stopping a hunt at any point loses no witness.
+
+State: after every finished task the portfolio writes `state.json` (claims done, tries, best
+margins, witnesses).  `resume=True` skips the claims already refuted or fully searched and
+continues the others with fresh seeds.
+
+Executors: local processes by default; `dask` (a `distributed.Client(address)` executor) or
+`ray` (tasks as Ray remote functions) run the same task function on a cluster — see
+docs/hunting.md.  Only the local path is tested here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import zlib
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+STATE_VERSION = 1
+MAX_ROUNDS = 6
+
+
+class HuntError(ValueError):
+    """Bad hunt input (unknown executor, unreadable state)."""
+
+
+# ---------------------------------------------------------------- witnesses on disk
+
+
+def witness_size(obj: dict[str, Any]) -> int:
+    """Records in the witness's two datasets (what minimisation reduces)."""
+    pops = obj.get("populations")
+    if isinstance(pops, dict) and "p" in pops:
+        return sum(int(e.get("count", 1)) for side in ("p", "q") for e in pops[side])
+    if "n" in obj:
+        return 2 * int(obj["n"])
+    return int(obj.get("size", 10**9))
+
+
+def offer_witness(witness: Any, directory: Path) -> tuple[Path, int, bool]:
+    """Write `witness` unless a witness for the same claim at most as large is already there.
+    Returns (path, size of the witness now on disk, whether this one was written)."""
+    from verifydp.witness import witness_stem, write_witness
+
+    new_size = witness_size(witness.to_json())
+    path = directory / f"{witness_stem(witness.claim)}.json"
+    if path.exists():
+        try:
+            old = witness_size(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError):
+            old = 10**9
+        if old <= new_size:
+            return path, old, False
+    return write_witness(witness, directory), new_size, True
+
+
+# ---------------------------------------------------------------- one task (runs in a worker)
+
+
+def _seed(claim: str, round_: int) -> int:
+    return zlib.crc32(claim.encode()) + 7919 * round_
+
+
+def hunt_task(claim: str, seconds: float, round_: int, witness_dir: str | None,
+              run_checker: bool) -> dict[str, Any]:
+    """Checker grid (round 1) and search; a JSON-able summary (picklable across processes)."""
+    from verifydp.claims import Budget, get_claim
+    from verifydp.claims.base import Verdict
+    from verifydp.hunt.search import search
+    from verifydp.hunt.spaces import space_for
+
+    start = time.monotonic()
+    out: dict[str, Any] = {"claim": claim, "round": round_, "tries": 0,
+                           "best_margin": None, "first_witness_s": None, "witness": None,
+                           "source": None, "minimised": None, "check_verdict": None}
+    directory = Path(witness_dir) if witness_dir else None
+
+    def keep(w: Any, source: str) -> None:
+        if directory is None or w is None:
+            return
+        path, size, written = offer_witness(w, directory)
+        if written or out["witness"] is None:
+            out["witness"], out["witness_size"] = str(path), size
+            out["source"] = source if written else out["source"] or "earlier run"
+
+    if run_checker:
+        res = get_claim(claim).check(Budget(seconds, fail_fast=False))
+        out["check_verdict"] = res.verdict.value
+        out["tries"] += len(res.instances)
+        margins = [i.margin for i in res.instances if i.margin is not None]
+        if margins:
+            out["best_margin"] = max(margins)
+        if res.verdict is Verdict.REFUTED:
+            out["first_witness_s"] = time.monotonic() - start
+            keep(res.witness, "grid")
+            out["refuted"] = True
+    space = space_for(claim)
+    left = seconds - (time.monotonic() - start)
+    if space is not None and left > 0.5:
+        def on_witness(r: Any, params: dict[str, Any], size: int) -> None:
+            if r.witness is not None:
+                keep(r.witness, "search")
+
+        t0 = time.monotonic()
+        o = search(space, left, _seed(claim, round_), on_witness)
+        out["tries"] += o.tries
+        if math.isfinite(o.best_margin):
+            out["best_margin"] = max(out["best_margin"] or -math.inf, o.best_margin)
+        if o.found:
+            out["refuted"] = True
+            if out["first_witness_s"] is None:
+                out["first_witness_s"] = (t0 - start) + (o.first_found_s or 0.0)
+            assert o.best is not None
+            out["minimised"] = {"first_size": o.first_size, "final_size": o.best[0],
+                                "shrink_steps": o.shrink_steps,
+                                "params": {k: _jsonable(v) for k, v in o.best[1].items()}}
+            out["search_result"] = o.best[2].to_json()
+    out.setdefault("refuted", False)
+    out["checked"] = run_checker
+    out["searched"] = space is not None
+    out["seconds"] = round(time.monotonic() - start, 3)
+    return out
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, bool | int | float | str) or v is None:
+        return v
+    return str(v)
+
+
+# ---------------------------------------------------------------- executors
+
+
+def make_executor(kind: str, workers: int, address: str | None) -> Executor | None:
+    """None means: run tasks inline in this process (workers == 1, local)."""
+    if kind == "local":
+        return None if workers == 1 else ProcessPoolExecutor(max_workers=workers)
+    if kind == "dask":
+        try:
+            from distributed import Client
+        except ImportError as exc:
+            raise HuntError("--executor dask needs the 'distributed' package") from exc
+        return Client(address).get_executor()  # type: ignore[no-any-return]
+    if kind == "ray":
+        try:
+            import ray
+        except ImportError as exc:
+            raise HuntError("--executor ray needs the 'ray' package") from exc
+        return _RayExecutor(ray, address)
+    raise HuntError(f"unknown executor {kind!r} (local, dask, ray)")
+
+
+class _RayExecutor(Executor):
+    """concurrent.futures face for Ray: each task is a remote function call."""
+
+    def __init__(self, ray: Any, address: str | None) -> None:
+        ray.init(address=address, ignore_reinit_error=True)
+        self._remote = ray.remote(hunt_task)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        if fn is not hunt_task:
+            raise HuntError("the Ray executor runs hunt tasks only")
+        return self._remote.remote(*args, **kwargs).future()  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------- the portfolio
+
+
+@dataclass
+class HuntState:
+    claims: dict[str, dict[str, Any]] = field(default_factory=dict)
+    interrupted: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": STATE_VERSION, "interrupted": self.interrupted,
+                "claims": self.claims}
+
+    @staticmethod
+    def load(path: Path) -> HuntState:
+        try:
+            obj = json.loads(path.read_text(encoding="utf-8"))
+            if obj.get("version") != STATE_VERSION:
+                raise HuntError(f"{path}: unsupported state version {obj.get('version')}")
+            return HuntState(dict(obj["claims"]), bool(obj.get("interrupted")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise HuntError(f"cannot read hunt state {path}: {exc}") from exc
+
+    def save(self, path: Path) -> None:
+        from verifydp.witness import _atomic_write
+
+        _atomic_write(path, json.dumps(self.to_json(), indent=2) + "\n")
+
+    def merge(self, task: dict[str, Any]) -> None:
+        claim = task["claim"]
+        old = self.claims.get(claim, {"tries": 0, "rounds": 0, "best_margin": None,
+                                      "refuted": False, "witness": None})
+        merged = dict(old)
+        merged["tries"] = old.get("tries", 0) + task["tries"]
+        merged["rounds"] = max(old.get("rounds", 0), task["round"])
+        margins = [m for m in (old.get("best_margin"), task["best_margin"]) if m is not None]
+        merged["best_margin"] = max(margins) if margins else None
+        for key in ("check_verdict", "searched"):
+            if task.get(key) is not None:
+                merged[key] = task[key]
+        if task.get("refuted") and not old.get("refuted"):
+            merged["first_witness_s"] = task["first_witness_s"]
+        merged["refuted"] = bool(old.get("refuted") or task.get("refuted"))
+        for key in ("witness", "witness_size", "source", "minimised", "search_result"):
+            if task.get(key) is not None:
+                merged[key] = task[key]
+        if task.get("checked"):
+            merged["round_done"] = True
+        merged["seconds"] = round(old.get("seconds", 0.0) + task.get("seconds", 0.0), 3)
+        self.claims[claim] = merged
+
+
+def _open_for_search(state: HuntState, claims: Iterable[str]) -> list[str]:
+    from verifydp.hunt.spaces import space_for
+
+    return [c for c in claims if space_for(c) is not None
+            and not state.claims.get(c, {}).get("refuted")]
+
+
+def run_hunt(claims: list[str], budget: float, workers: int, state_path: Path,
+             witness_dir: Path | None, resume: bool = False, executor: str = "local",
+             address: str | None = None,
+             progress: Callable[[dict[str, Any]], None] | None = None) -> HuntState:
+    """Hunt `claims` for `budget` seconds; KeyboardInterrupt is caught, the state saved with
+    `interrupted = True` and the witnesses already written kept (then re-raised)."""
+    state = HuntState.load(state_path) if resume and state_path.exists() else HuntState()
+    state.interrupted = False
+    start = time.monotonic()
+    wall_start = time.time()
+    pool = make_executor(executor, workers, address)
+    wdir = str(witness_dir) if witness_dir else None
+    try:
+        first = [c for c in claims if "round_done" not in state.claims.get(c, {})]
+        round_ = max((state.claims.get(c, {}).get("rounds", 0) for c in claims), default=0) + 1
+        if first:
+            slice_ = budget * workers / len(first)
+            _run_round(pool, [(c, slice_, round_, wdir, True) for c in first], state,
+                       state_path, progress)
+            round_ += 1
+        for _ in range(MAX_ROUNDS):
+            left = budget - (time.monotonic() - start)
+            todo = _open_for_search(state, claims)
+            if left < 2 or not todo:
+                break
+            slice_ = left * workers / len(todo)
+            _run_round(pool, [(c, slice_, round_, wdir, False) for c in todo], state,
+                       state_path, progress)
+            round_ += 1
+    except KeyboardInterrupt:
+        state.interrupted = True
+        _adopt_written(state, claims, witness_dir, wall_start)
+        state.save(state_path)
+        raise
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+    state.save(state_path)
+    return state
+
+
+def _run_round(pool: Executor | None, tasks: list[tuple], state: HuntState, state_path: Path,
+               progress: Callable[[dict[str, Any]], None] | None) -> None:
+    def done(result: dict[str, Any]) -> None:
+        state.merge(result)
+        state.save(state_path)
+        if progress:
+            progress(result)
+
+    if pool is None:
+        for t in tasks:
+            done(hunt_task(*t))
+        return
+    futures = [pool.submit(hunt_task, *t) for t in tasks]
+    for fut in as_completed(futures):
+        done(fut.result())
+
+
+def _adopt_written(state: HuntState, claims: list[str], witness_dir: Path | None,
+                   since: float) -> None:
+    """After an interrupt: record witnesses that workers wrote during this run but could not
+    report (the files are complete: they are written atomically)."""
+    if witness_dir is None:
+        return
+    from verifydp.witness import witness_stem
+
+    for c in claims:
+        path = witness_dir / f"{witness_stem(c)}.json"
+        if path.exists() and path.stat().st_mtime >= since - 1:
+            entry = state.claims.setdefault(c, {"tries": 0, "rounds": 0, "best_margin": None})
+            entry["refuted"] = True
+            entry["witness"] = str(path)
+            entry.setdefault("source", "search (interrupted)")

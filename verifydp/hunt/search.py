@@ -1,0 +1,84 @@
+"""One claim's search: hypothesis explores its space, `target` climbs the margin, and the
+first certified violation is shrunk to a minimal one.
+
+`hypothesis.find` drives both phases: generation (with targeting) until an example satisfies
+"the claim's checker refutes it", then shrinking, during which every refuted example is
+re-certified by the checker.  The smallest refuted example seen so far is handed to
+`on_witness` as soon as it is found, so an interrupted search never loses it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from random import Random
+from typing import Any
+
+from hypothesis import HealthCheck, find, settings, target
+from hypothesis.errors import NoSuchExample
+
+from verifydp.claims.base import InstanceResult, Verdict
+from verifydp.hunt.spaces import HuntSpace
+
+
+class _TimeUp(BaseException):
+    """Raised inside the search when its time slice is over (BaseException: hypothesis must
+    not treat it as a failing example)."""
+
+
+@dataclass
+class SearchOutcome:
+    tries: int = 0
+    best_margin: float = -math.inf
+    first_found_s: float | None = None
+    first_size: int | None = None
+    best: tuple[int, dict[str, Any], InstanceResult] | None = None  # (size, params, result)
+    shrink_steps: int = 0
+
+    @property
+    def found(self) -> bool:
+        return self.best is not None
+
+
+def search(space: HuntSpace, seconds: float, seed: int,
+           on_witness: Callable[[InstanceResult, dict[str, Any], int], None] | None = None,
+           shrink_seconds: float | None = None) -> SearchOutcome:
+    """Search `space` for `seconds` (plus up to `shrink_seconds` to shrink a violation)."""
+    out = SearchOutcome()
+    start = time.monotonic()
+    stop = [start + seconds]
+
+    def refuted(params: dict[str, Any]) -> bool:
+        if time.monotonic() > stop[0]:
+            raise _TimeUp
+        out.tries += 1
+        res = space.evaluate(params)
+        if res.margin is not None and math.isfinite(res.margin):
+            target(res.margin, label="margin")
+        if res.margin is not None:
+            out.best_margin = max(out.best_margin, res.margin)
+        if res.verdict is not Verdict.REFUTED:
+            return False
+        size = space.size(params)
+        if out.first_found_s is None:
+            out.first_found_s = time.monotonic() - start
+            out.first_size = size
+            # shrinking gets its own allowance once something is found
+            stop[0] = time.monotonic() + (shrink_seconds if shrink_seconds is not None
+                                          else max(seconds / 4, 2.0))
+        else:
+            out.shrink_steps += 1
+        if out.best is None or size <= out.best[0]:
+            out.best = (size, params, res)
+            if on_witness is not None:
+                on_witness(res, params, size)
+        return True
+
+    cfg = settings(max_examples=10**6, deadline=None, database=None, derandomize=False,
+                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+    with contextlib.suppress(NoSuchExample, _TimeUp):
+        find(space.strategy, refuted, settings=cfg, random=Random(seed))
+    return out
