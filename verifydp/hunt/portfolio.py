@@ -42,8 +42,8 @@ class HuntError(ValueError):
 def witness_size(obj: dict[str, Any]) -> int:
     """Records in the witness's two datasets (what minimisation reduces)."""
     pops = obj.get("populations")
-    if isinstance(pops, dict) and "p" in pops:
-        return sum(int(e.get("count", 1)) for side in ("p", "q") for e in pops[side])
+    if isinstance(pops, dict) and "P" in pops:
+        return sum(int(e.get("count", 1)) for side in ("P", "P_prime") for e in pops[side])
     if "n" in obj:
         return 2 * int(obj["n"])
     return int(obj.get("size", 10**9))
