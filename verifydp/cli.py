@@ -274,6 +274,8 @@ def _hunt_table(rows: list[dict]) -> None:
         found = r.get("refuted")
         result = "[red]violation[/]" if found else (
             "none found" if r.get("searched") else f"grid only: {r.get('check_verdict', '?')}")
+        if r.get("error"):
+            result += f" [yellow](search error: {r['error'][:60]})[/]"
         bm = r.get("best_margin")
         mini = r.get("minimised")
         table.add_row(

@@ -114,7 +114,14 @@ def hunt_task(claim: str, seconds: float, round_: int, witness_dir: str | None,
                 keep(r.witness, "search")
 
         t0 = time.monotonic()
-        o = search(space, left, _seed(claim, round_), on_witness)
+        try:
+            o = search(space, left, _seed(claim, round_), on_witness)
+        except Exception as exc:  # noqa: BLE001 - one claim's bug must not stop the portfolio
+            out["error"] = f"{type(exc).__name__}: {exc}"
+            out["refuted"] = bool(out.get("refuted"))
+            out["checked"], out["searched"] = run_checker, True
+            out["seconds"] = round(time.monotonic() - start, 3)
+            return out
         out["tries"] += o.tries
         if math.isfinite(o.best_margin):
             out["best_margin"] = max(out["best_margin"] or -math.inf, o.best_margin)
@@ -221,7 +228,7 @@ class HuntState:
         if task.get("refuted") and not old.get("refuted"):
             merged["first_witness_s"] = task["first_witness_s"]
         merged["refuted"] = bool(old.get("refuted") or task.get("refuted"))
-        for key in ("witness", "witness_size", "source", "minimised", "search_result"):
+        for key in ("witness", "witness_size", "source", "minimised", "search_result", "error"):
             if task.get(key) is not None:
                 merged[key] = task[key]
         if task.get("checked"):

@@ -19,7 +19,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from verifydp.claims.base import Budget, InstanceResult, Verdict
-from verifydp.hunt.strategies import group_profiles, rates, size_laws, t_values
+from verifydp.hunt.strategies import group_profiles, populations, rates, size_laws, t_values
 
 Params = dict[str, Any]
 
@@ -48,15 +48,32 @@ def _thm22(p: Params) -> InstanceResult:
     from verifydp.designs import SRSWOR
     from verifydp.epsilon import EpsSpec
     from verifydp.exact.tfunc import exp_of
-    from verifydp.population import Relation
+    from verifydp.population import Population, PopulationPair, RecordType, Relation
 
-    inst = Instance({"m": p["m"], "n": p["n"], "delta": 0}, replace_pair(p["n"]), SRSWOR(p["m"]),
-                    Relation.REPLACE, EpsSpec.of_t(p["t"]))
+    if "pop" in p:  # an arbitrary population, one record replaced by a fresh value
+        pop = p["pop"]
+        types = pop.types()
+        gone = types[p["swap"] % len(types)]
+        counts = {rt: c for rt, c in pop.entries}
+        counts[gone] -= 1
+        counts[RecordType("fresh")] = 1
+        pair = PopulationPair(pop, Population.of({rt: c for rt, c in counts.items() if c}),
+                              Relation.REPLACE)
+        n, m = pop.size, min(p["m"], pop.size)
+    else:
+        pair, n, m = replace_pair(p["n"]), p["n"], p["m"]
+    inst = Instance({"m": m, "n": n, "delta": 0}, pair, SRSWOR(m), Relation.REPLACE,
+                    EpsSpec.of_t(p["t"]))
     return _ratio_point("bun/thm2.2", exp_of(THM22_EPS), inst)
 
 
-_nm = st.integers(1, 40).flatmap(lambda n: st.fixed_dictionaries(
-    {"n": st.just(n), "m": st.integers(0, n), "t": t_values()}))
+_nm = st.one_of(
+    st.integers(1, 40).flatmap(lambda n: st.fixed_dictionaries(
+        {"n": st.just(n), "m": st.integers(0, n), "t": t_values()})),
+    st.fixed_dictionaries({"pop": populations(3, 4).filter(lambda q: q.size > 0),
+                           "swap": st.integers(0, 2), "m": st.integers(0, 12),
+                           "t": t_values()}),
+)
 
 
 def _thm31(claim: str, two_eps: bool) -> Callable[[Params], InstanceResult]:
@@ -200,7 +217,7 @@ def _n(p: Params) -> int:
 
 
 def _replace_records(p: Params) -> int:  # P = {a^(n−1), x}, P' = {a^(n−1), y}
-    return 2 * int(p["n"])
+    return 2 * (p["pop"].size if "pop" in p else int(p["n"]))
 
 
 def _add_records(p: Params) -> int:  # P = {a^n}, P' = P ∪ {x}
