@@ -143,3 +143,24 @@ def test_killing_a_hunt_loses_no_witness(tmp_path):
     final = {r["claim"]: r for r in json.loads(res.stdout)["claims"]}
     assert final["bun/lemB.1"]["refuted"] and not final["bun/thm2.2"]["refuted"]
     assert replay(target).confirmed
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["hunt"], "name at least one"),
+    (["hunt", "bun/thm2.2", "--workers", "0"], "--workers"),
+    (["hunt", "bun/thm2.2", "--resume", "--state", "/nonexistent/s.json"], "no hunt state"),
+    (["hunt", "nope/claim"], "unknown claim"),
+])
+def test_hunt_usage_errors(argv, msg, capsys):
+    from verifydp.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert msg in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_unknown_executor_is_a_hunt_error():
+    from verifydp.hunt.portfolio import HuntError, make_executor
+
+    with pytest.raises(HuntError, match="unknown executor"):
+        make_executor("slurm", 2, None)
