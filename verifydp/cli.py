@@ -42,7 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help="wall-clock budget per claim (instances left unchecked are not counted)")
     c.add_argument("--witness-dir", type=Path, default=Path("counterexamples"), metavar="DIR",
-                   help="where witnesses of refuted claims are written (default: counterexamples)")
+                   help="where witnesses of refuted claims are written, unless a smaller one for "
+                        "the same claim is already there (default: counterexamples)")
     c.add_argument("--no-witnesses", action="store_true", help="do not write witness files")
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
     c.add_argument("--workers", type=int, default=None, metavar="N",
@@ -136,12 +137,13 @@ def _check_one(claim_id: str, budget: float | None, witness_dir: str | None) -> 
     """Run one claim in a worker; return its JSON object (witness written by the worker)."""
     from verifydp.claims import Budget, get_claim
     from verifydp.claims.base import Verdict
-    from verifydp.witness import write_witness
+    from verifydp.hunt.portfolio import offer_witness
 
     res = get_claim(claim_id).check(Budget(budget))
     path = None
     if res.verdict is Verdict.REFUTED and res.witness and witness_dir is not None:
-        path = str(write_witness(res.witness, Path(witness_dir)))
+        # the corpus keeps one minimal witness per claim: a larger one never replaces it
+        path = str(offer_witness(res.witness, Path(witness_dir))[0])
     return res.to_json(path)
 
 
