@@ -1,0 +1,349 @@
+"""`audit(design) -> Report`: what privacy a proposed sampling design really gives (issue 6).
+
+Steps: validate the design file (spec), confront it with the catalogued theorems (bounds),
+build the scaled-down instance (instance) and solve the exact worst case over *all* base
+mechanisms of the stated class on it (verifydp.worstcase), at the base ε (certified bracket of
+e^ε) and on a grid of ε for the plots; then red flags, a nearby better design when there is
+one, and a replayable witness whenever the instance violates the target.
+
+Soundness: verdicts compare certified brackets only (exact rationals and rigorous intervals);
+the floats in the report are for display.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import sympy
+
+from verifydp.audit.bounds import Bound, best_lower, best_upper, catalogue_bounds, copies_law
+from verifydp.audit.flags import red_flags
+from verifydp.audit.instance import Instance, Scenario, build_instance
+from verifydp.audit.report import ExactPoint, HockeyPoint, Report, Suggestion, Verdicts
+from verifydp.audit.spec import AuditSpec, DesignFileError, build_design, load_design
+from verifydp.designs import DesignError
+from verifydp.epsilon import EpsSpec
+from verifydp.exact.interval import brackets_for_eps
+from verifydp.population import Relation
+from verifydp.witness import Witness, write_witness
+from verifydp.worstcase import MechanismClass, RegionTooLarge, worst_case_hockey, worst_case_ratio
+from verifydp.worstcase.lp import LPFailure
+
+Progress = Callable[[str], None]
+GRID_FACTORS = (Fraction(1, 4), Fraction(1, 2), Fraction(2), Fraction(4))
+MAX_LP_POINTS = 60_000
+
+
+def coarse_bracket(eps: Fraction) -> tuple[Fraction, Fraction]:
+    """Rationals t_lo ≤ e^ε ≤ t_hi with 2^-32 denominators: the rigorous bracket rounded
+    outward, so that exact certification does not carry 128-bit denominators around."""
+    lo, hi = brackets_for_eps(eps)
+    scale = 1 << 32
+    return (Fraction(math.floor(lo * scale), scale), Fraction(math.ceil(hi * scale), scale))
+
+
+def _t_of(eps: Fraction) -> Fraction:
+    """A rational t close to e^ε: grid points are solved at t exactly (ε = log t)."""
+    return Fraction(math.exp(float(eps))).limit_denominator(64)
+
+
+def _solve_ratio(scenarios: tuple[Scenario, ...], laws: list[Any], spec: AuditSpec,
+                 t_lo: Fraction, t_hi: Fraction, label: float) -> ExactPoint:
+    mclass = MechanismClass(spec.base.relation, t_lo, t_hi)
+    best: ExactPoint | None = None
+    for sc, (lp, lq) in zip(scenarios, laws, strict=True):
+        wc = worst_case_ratio(lp, lq, mclass, max_points=MAX_LP_POINTS, classes=sc.classes())
+        w = wc.worst
+        pt = ExactPoint(label, t_lo, t_hi, w.lower, wc.upper, sc,
+                        "forward" if w is wc.forward else "backward", w.witness, wc.lp_points)
+        if best is None or pt.beats(best):
+            best = pt
+    assert best is not None
+    return best
+
+
+def _solve_hockey(scenarios: tuple[Scenario, ...], laws: list[Any], spec: AuditSpec,
+                  tp_lo: Fraction, tp_hi: Fraction, label: float) -> HockeyPoint:
+    t_lo, t_hi = coarse_bracket(spec.base.epsilon)
+    mclass = MechanismClass(spec.base.relation, t_lo, t_hi, spec.base.delta)
+    best: HockeyPoint | None = None
+    for sc, (lp, lq) in zip(scenarios, laws, strict=True):
+        wc = worst_case_hockey(lp, lq, mclass, tp_lo, tp_hi, max_points=MAX_LP_POINTS,
+                               classes=sc.classes())
+        w = wc.worst
+        pt = HockeyPoint(label, tp_lo, tp_hi, w.lower or Fraction(0), wc.upper, sc,
+                         "forward" if w is wc.forward else "backward", w.witness)
+        if best is None or pt.lower > best.lower:
+            best = pt
+    assert best is not None
+    return best
+
+
+def _grid(spec: AuditSpec) -> list[Fraction]:
+    eps = spec.base.epsilon
+    grid = spec.eps_grid or tuple(eps * f for f in GRID_FACTORS if eps * f <= 20)
+    return sorted(set(grid) - {eps})
+
+
+def _copies(spec: AuditSpec) -> Fraction | None:
+    """Pr[K ≥ 2]: copies of one record in a with-replacement sample (exact, when cheap)."""
+    p = spec.params
+    if spec.kind == "srswr":
+        law = copies_law("wr", spec.size, None, p["m"])
+    elif spec.kind.startswith("must-"):
+        law = copies_law(spec.kind, spec.size, p["b"], p["m"])
+    else:
+        return None
+    return None if law is None else 1 - law.prob(0) - law.prob(1)
+
+
+def _verdicts(spec: AuditSpec, main: ExactPoint | None, hockey: HockeyPoint | None,
+              at_base: HockeyPoint | None, bounds: list[Bound]) -> Verdicts:
+    """`hockey`: δ'(ε') at the target ε'; `at_base`: δ'(ε) at ε' = ε (bases with δ > 0)."""
+    eps, target = spec.base.epsilon, spec.target
+    t_lo, t_hi = brackets_for_eps(eps)
+    tt_lo, tt_hi = brackets_for_eps(target.epsilon)
+    up = best_upper(bounds, eps)
+    low = best_lower(bounds, eps)
+    effect = "undetermined"
+    if main is not None:
+        lo_r, up_r = main.lower, main.upper
+        if lo_r is None or lo_r > t_hi:
+            effect = "degrades"
+        elif up_r is not None and up_r < t_lo:
+            effect = "amplifies"
+        else:
+            effect = "neither"
+    elif at_base is not None:  # (ε, δ) base: compare δ'(ε) with δ
+        d = spec.base.delta
+        effect = ("degrades" if at_base.lower > d else "amplifies"
+                  if at_base.upper is not None and at_base.upper < d else "neither")
+    if target.delta == 0 and main is not None:
+        lo_r, up_r = main.lower, main.upper
+        target_inst = ("violated" if lo_r is None or lo_r > tt_hi else "met"
+                       if up_r is not None and up_r <= tt_lo else "undetermined")
+    else:
+        target_inst = _hockey_target(hockey, target.delta)
+    full = "undetermined"
+    if low is not None and low[1].lo > target.epsilon:
+        full = "violated"
+    elif any(_meets(b, eps, target.epsilon, target.delta) for b in bounds):
+        full = "met"
+    return Verdicts(effect, target_inst, full, up, low)
+
+
+def _meets(b: Bound, eps: Fraction, t_eps: Fraction, t_delta: Fraction) -> bool:
+    """An applicable upper bound certifying (ε', δ') within the target at full size."""
+    if b.direction != "upper" or not b.applies:
+        return False
+    br = b.eps_prime(eps)
+    dp = b.delta_prime
+    return br is not None and br.hi <= t_eps and (dp is None or dp.hi <= t_delta)
+
+
+def _hockey_target(hockey: HockeyPoint | None, delta: Fraction) -> str:
+    if hockey is None:
+        return "undetermined"
+    if hockey.lower > delta:
+        return "violated"
+    if hockey.upper is not None and hockey.upper <= delta:
+        return "met"
+    return "undetermined"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "design"
+
+
+def _witness(spec: AuditSpec, main: ExactPoint | None, hockey: HockeyPoint | None,
+             verdicts: Verdicts) -> Witness | None:
+    """A replayable witness of the target's violation on the instance (verifydp replay)."""
+    if verdicts.target_instance != "violated":
+        return None
+    eps = EpsSpec.of_eps(spec.base.epsilon)
+    tgt = sympy.Rational(spec.target.epsilon.numerator, spec.target.epsilon.denominator)
+    common = {"claim": f"audit/{_slug(spec.name)}", "base_relation": spec.base.relation,
+              "eps": eps, "delta": spec.base.delta, "params": {}}
+    if spec.target.delta == 0 and main is not None and main.witness is not None:
+        sc = main.scenario
+        return Witness(pair=sc.pair, design=sc.design, design_prime=sc.design_prime,
+                       quantity="ratio", direction=main.direction, acceptance=main.witness,
+                       claimed_expr=sympy.exp(tgt), t_prime_expr=None,
+                       claimed_text=f"target e^ε' = e^{float(tgt):g}",
+                       actual_text=main.ratio_text(), **common)  # type: ignore[arg-type]
+    if hockey is None or hockey.witness is None:
+        return None
+    sc = hockey.scenario
+    d = spec.target.delta
+    return Witness(pair=sc.pair, design=sc.design, design_prime=sc.design_prime,
+                   quantity="hockey", direction=hockey.direction, acceptance=hockey.witness,
+                   claimed_expr=sympy.Rational(d.numerator, d.denominator),
+                   t_prime_expr=sympy.exp(tgt),
+                   claimed_text=f"target δ' = {d} at ε' = {float(tgt):g}",
+                   actual_text=f"δ' ≥ {float(hockey.lower):.6g}",
+                   **common)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- suggestions
+
+
+def _alternative(spec: AuditSpec) -> tuple[str, AuditSpec] | None:
+    """A nearby design that avoids the main red flag, or None."""
+    p, kind = dict(spec.params), spec.kind
+    new: tuple[str, dict[str, Any]] | None = None
+    why = ""
+    if kind in ("proportional", "stratified-proportional") and p["rounding"] != "randomised":
+        new, why = (kind, {**p, "rounding": "randomised"}), "randomised instead of " \
+            f"{p['rounding']} rounding"
+    elif kind == "stratified-neyman":
+        r = Fraction(p["m"], spec.size)
+        if 0 < r < 1:
+            new = ("stratified-proportional", {"r": r, "rounding": "randomised"})
+            why = f"proportional allocation r = m/N = {r} with randomised rounding instead of " \
+                  "Neyman allocation"
+    elif (kind == "srswr" or kind.startswith("must-") or kind == "srswor") \
+            and 0 < p["m"] <= spec.size:
+        if spec.protect is Relation.ADD_REMOVE:
+            # a fixed size lets an added record displace another: Poisson does not
+            q = Fraction(p["m"], spec.size)
+            new = ("poisson", {"q": q})
+            why = f"Poisson sampling with the same expected size (q = m/N = {q})"
+        elif kind != "srswor":
+            new = ("srswor", {"m": p["m"]})
+            why = f"one stage without replacement (SRSWOR of m = {p['m']}): no copies"
+    elif kind == "systematic-fixed":
+        new = ("systematic-random", {"interval": p["interval"]})
+        why = "systematic sampling over a uniformly random, secret order"
+    if new is None:
+        return None
+    try:
+        design = build_design(*new)
+    except (DesignError, ValueError):
+        return None
+    return why, dataclasses.replace(spec, kind=new[0], params=new[1], design=design)
+
+
+def _suggest(spec: AuditSpec, main: ExactPoint | None, progress: Progress
+             ) -> Suggestion | None:
+    alt = _alternative(spec)
+    if alt is None or main is None:
+        return None
+    why, other = alt
+    progress(f"nearby design: {other.kind}")
+    t_lo, t_hi = coarse_bracket(spec.base.epsilon)
+    try:  # the alternative is advice: if it cannot be solved, there is no suggestion
+        inst = build_instance(other)
+        laws = [sc.laws() for sc in inst.scenarios]
+        pt = _solve_ratio(inst.scenarios, laws, other, t_lo, t_hi, float(spec.base.epsilon))
+    except (RegionTooLarge, LPFailure, DesignError):
+        return None
+    bounds = catalogue_bounds(other, _neyman_delta(inst))
+    up = best_upper(bounds, spec.base.epsilon)
+    cur = main.eps_prime_lower()
+    alt_eps = pt.eps_prime_upper()
+    if cur is None or (alt_eps is not None and alt_eps < 0.9 * cur):
+        return Suggestion(why, other.kind, other.params, pt, up, inst.note)
+    return None
+
+
+def _neyman_delta(inst: Instance) -> int | None:
+    return None if inst.neyman is None else inst.neyman.delta
+
+
+# ---------------------------------------------------------------- the audit
+
+
+def planned_steps(spec: AuditSpec, grid: bool = True) -> int:
+    """How many times `audit` calls `progress` at most (for a progress bar's total)."""
+    pure = spec.base.delta == 0
+    steps = 2 + (1 + (len(_grid(spec)) if grid else 0) if pure else 1)
+    if spec.base.delta > 0 or spec.target.delta > 0 or grid:
+        steps += 1 + (3 if grid else 0)
+    return steps + 2  # a nearby design, a witness
+
+
+def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | None = None,
+          witness_dir: Path | str | None = None, grid: bool = True) -> Report:
+    """Audit a design (a validated spec, a TOML path, or a parsed dict).
+
+    `progress(step)` is called before each step; `witness_dir` receives a witness file when the
+    instance violates the target; `grid=False` skips the ε grid (plots then show one point).
+    """
+    from verifydp.audit.spec import parse_design
+
+    spec = design if isinstance(design, AuditSpec) else (
+        parse_design(design) if isinstance(design, dict) else load_design(design))
+    step = progress or (lambda _s: None)
+    step("scaled-down instance")
+    try:  # a design outside its domain on this population is the design file's problem
+        inst = build_instance(spec)
+        laws = [sc.laws() for sc in inst.scenarios]
+    except DesignError as exc:
+        raise DesignFileError(f"design: {exc}") from None
+    step("catalogued theorems")
+    bounds = catalogue_bounds(spec, _neyman_delta(inst))
+    eps = spec.base.epsilon
+    t_lo, t_hi = coarse_bracket(eps)
+    main: ExactPoint | None = None
+    points: list[ExactPoint] = []
+    notes: list[str] = []
+    hockey_pts: list[HockeyPoint] = []
+
+    def attempt(what: str, solve: Callable[[], Any]) -> Any:
+        """One exact solve; a solver failure is reported, and the other points stand."""
+        step(what)
+        try:
+            return solve()
+        except (RegionTooLarge, LPFailure) as exc:
+            notes.append(f"{what}: not solved ({type(exc).__name__}: {exc})")
+            return None
+
+    scen = inst.scenarios
+    if spec.base.delta == 0:
+        main = attempt(f"exact worst case at ε = {float(eps):g}",
+                       lambda: _solve_ratio(scen, laws, spec, t_lo, t_hi, float(eps)))
+        if main is not None:  # points[0] is the base ε
+            points.append(main)
+            for e in _grid(spec) if grid else []:
+                t = _t_of(e)
+                pt = attempt(f"exact worst case at ε ≈ {math.log(t):.3g}",
+                             lambda t=t: _solve_ratio(scen, laws, spec, t, t, math.log(t)))
+                if pt is not None:
+                    points.append(pt)
+    base_hockey = target_hockey = None
+    if spec.base.delta > 0:
+        base_hockey = attempt(f"exact δ'(ε') at ε' = ε = {float(eps):g}",
+                              lambda: _solve_hockey(scen, laws, spec, t_lo, t_hi, float(eps)))
+    if spec.base.delta > 0 or spec.target.delta > 0 or grid:
+        tt_lo, tt_hi = coarse_bracket(spec.target.epsilon)
+        target_hockey = attempt(
+            f"exact δ'(ε') at ε' = {float(spec.target.epsilon):g}",
+            lambda: _solve_hockey(scen, laws, spec, tt_lo, tt_hi, float(spec.target.epsilon)))
+        top = main.eps_prime_upper() if main is not None else None
+        reach = (Fraction(top).limit_denominator(1000) if top and math.isfinite(top)
+                 else spec.target.epsilon * 2)
+        for f in (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)) if grid else ():
+            tp = _t_of(reach * f)
+            if tp > 1 and abs(math.log(tp) - float(spec.target.epsilon)) > 0.01:
+                hp = attempt(f"exact δ'(ε') at ε' ≈ {math.log(tp):.3g}",
+                             lambda tp=tp: _solve_hockey(scen, laws, spec, tp, tp, math.log(tp)))
+                if hp is not None:
+                    hockey_pts.append(hp)
+    hockey_pts += [h for h in (base_hockey, target_hockey) if h is not None]
+    verdicts = _verdicts(spec, main, target_hockey, base_hockey, bounds)
+    flags = red_flags(spec, _copies(spec))
+    suggestion = _suggest(spec, main, step)
+    witness = _witness(spec, main, target_hockey, verdicts)
+    path = None
+    if witness is not None and witness_dir is not None:
+        step("writing witness")
+        path = write_witness(witness, Path(witness_dir))
+    return Report(spec, inst, bounds, points, sorted(hockey_pts, key=lambda h: h.label),
+                  verdicts, flags, suggestion, witness, str(path) if path else None,
+                  tuple(notes))

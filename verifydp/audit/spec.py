@@ -1,0 +1,585 @@
+"""Design files: a proposed sampling design, read from TOML and validated (issue 6).
+
+A design file states the population's shape, the design, the base mechanism's guarantee, the
+neighbouring relation to protect and the target guarantee (docs/design-files.md; the JSON
+Schema is docs/design-schema.json). Every problem is reported as one `DesignFileError` whose
+message starts with the dotted name of the offending field, e.g.
+``design.r: must be in (0, 1), got 3/2``. Validation never lets another exception escape.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from verifydp.designs import (
+    SRSWOR,
+    SRSWR,
+    ClusterPPS,
+    ClusterSRS,
+    Design,
+    DesignError,
+    MustOW,
+    MustWO,
+    MustWW,
+    Poisson,
+    PoissonPPS,
+    ProportionalWOR,
+    RandomSizeWOR,
+    StratifiedFixed,
+    StratifiedNeyman,
+    StratifiedProportional,
+    SuccessivePPS,
+    SystematicFixed,
+    SystematicRandomOrder,
+    TwoStageCluster,
+)
+from verifydp.population import Relation
+
+try:  # Python ≥ 3.11; `tomli` is the same parser for 3.10
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib  # type: ignore[no-redef]
+
+# Limits of the audit (beyond them the exact law or the neighbour search gets too large).
+MAX_POPULATION = 10**7
+MAX_STRATA = 50
+MAX_CLUSTERS = 10**5
+MAX_SIZE_CLASSES = 50
+MAX_NEYMAN_VALUE = 10**5
+MAX_EPSILON = Fraction(20)
+MAX_MUST_DRAWS = 10**6
+
+ROUNDINGS = ("half-up", "half-even", "floor", "randomised")
+NEYMAN_ROUNDINGS = ("half-up", "half-even", "floor", "ceil")
+KINDS = (
+    "poisson", "srswor", "srswr", "random-size", "proportional", "stratified-proportional",
+    "stratified-fixed", "stratified-neyman", "cluster-srs", "two-stage-cluster", "cluster-pps",
+    "poisson-pps", "successive-pps", "systematic-fixed", "systematic-random",
+    "must-ow", "must-wo", "must-ww",
+)
+# parameters of each design kind: (required, optional)
+PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "poisson": (("q",), ()),
+    "srswor": (("m",), ()),
+    "srswr": (("m",), ()),
+    "random-size": (("size_law",), ()),
+    "proportional": (("r", "rounding"), ()),
+    "stratified-proportional": (("r", "rounding"), ()),
+    "stratified-fixed": (("sizes",), ()),
+    "stratified-neyman": (("m", "rounding"), ("variance", "max_value")),
+    "cluster-srs": (("ell",), ()),
+    "two-stage-cluster": (("ell", "within"), ("q", "m")),
+    "cluster-pps": (("ell",), ()),
+    "poisson-pps": (("expected_size",), ()),
+    "successive-pps": (("m",), ()),
+    "systematic-fixed": (("interval",), ()),
+    "systematic-random": (("interval",), ()),
+    "must-ow": (("b", "m"), ()),
+    "must-wo": (("b", "m"), ()),
+    "must-ww": (("b", "m"), ()),
+}
+NEEDS = {  # which part of population a design kind needs
+    "stratified-proportional": "strata", "stratified-fixed": "strata",
+    "stratified-neyman": "strata", "cluster-srs": "clusters", "two-stage-cluster": "clusters",
+    "cluster-pps": "clusters", "poisson-pps": "size_classes", "successive-pps": "size_classes",
+}
+TOP_KEYS = ("name", "description", "population", "design", "base", "protect", "target", "audit")
+
+
+class DesignFileError(ValueError):
+    """A malformed or impossible design file; the message names the field."""
+
+
+def _fail(where: str, msg: str) -> DesignFileError:
+    return DesignFileError(f"{where}: {msg}")
+
+
+@dataclass(frozen=True)
+class Stratum:
+    name: str
+    size: int
+    values: tuple[tuple[int, int], ...] = ()  # (record value, count), for Neyman allocation
+    bounds: tuple[int, int] | None = None  # values [lo, hi] that belong to this stratum
+
+
+@dataclass(frozen=True)
+class Guarantee:
+    """An ε or (ε, δ) guarantee under a neighbouring relation."""
+
+    epsilon: Fraction
+    delta: Fraction
+    relation: Relation
+
+    def describe(self) -> str:
+        d = f", δ = {self.delta}" if self.delta else ""
+        return f"ε = {float(self.epsilon):g}{d} ({self.relation.value})"
+
+
+@dataclass(frozen=True)
+class AuditSpec:
+    """A validated design file."""
+
+    name: str
+    description: str
+    size: int
+    strata: tuple[Stratum, ...]
+    clusters: tuple[int, ...]  # cluster sizes, largest first
+    size_classes: tuple[tuple[Fraction, int], ...]  # (size measure, count)
+    kind: str
+    params: Mapping[str, Any]
+    base: Guarantee
+    protect: Relation
+    target: Guarantee
+    instance_size: int = 40
+    eps_grid: tuple[Fraction, ...] = ()
+    design: Design = field(default=None, compare=False)  # type: ignore[assignment]
+
+    def to_json(self) -> dict[str, Any]:
+        def js(v: Any) -> Any:
+            if isinstance(v, Fraction):
+                return str(v)
+            if isinstance(v, Mapping):
+                return {str(k): js(x) for k, x in v.items()}
+            return v
+
+        return {
+            "name": self.name,
+            "population": {
+                "size": self.size,
+                "strata": {s.name: s.size for s in self.strata} or None,
+                "clusters": len(self.clusters) or None,
+                "largest_cluster": max(self.clusters, default=None),
+                "size_classes": [[str(m), c] for m, c in self.size_classes] or None,
+            },
+            "design": {"kind": self.kind, **js(dict(self.params))},
+            "base": {"epsilon": str(self.base.epsilon), "delta": str(self.base.delta),
+                     "relation": self.base.relation.value},
+            "protect": self.protect.value,
+            "target": {"epsilon": str(self.target.epsilon), "delta": str(self.target.delta)},
+        }
+
+
+# ---------------------------------------------------------------- scalar readers
+
+
+def number(where: str, x: object) -> Fraction:
+    """A rational from an int, a decimal float (read as its decimal text: 0.1 is 1/10), or a
+    string 'a/b' / '0.25'. Booleans, NaN and infinities are refused."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, str)):
+        raise _fail(where, f"must be a number, got {x!r}")
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise _fail(where, f"must be finite, got {x!r}")
+        x = repr(x)
+    try:
+        return Fraction(x)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise _fail(where, f"must be a number such as 3, 0.25 or '1/4', got {x!r}") from None
+
+
+def integer(where: str, x: object, lo: int = 0, hi: int | None = None) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise _fail(where, f"must be an integer, got {x!r}")
+    if x < lo:
+        raise _fail(where, f"must be at least {lo}, got {x}")
+    if hi is not None and x > hi:
+        raise _fail(where, f"{x} exceeds the limit {hi}")
+    return x
+
+
+def probability(where: str, x: object) -> Fraction:
+    p = number(where, x)
+    if not 0 <= p <= 1:
+        raise _fail(where, f"probability outside [0, 1]: {p}")
+    return p
+
+
+def _table(where: str, x: object) -> Mapping[str, Any]:
+    if not isinstance(x, Mapping):
+        raise _fail(where, f"must be a table, got {type(x).__name__}")
+    return x
+
+
+def _keys(where: str, obj: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    for k in obj:
+        if k not in allowed:
+            raise _fail(f"{where}.{k}" if where else str(k),
+                        f"unknown key (allowed: {', '.join(allowed)})")
+
+
+def _choice(where: str, x: object, options: tuple[str, ...]) -> str:
+    if not isinstance(x, str) or x not in options:
+        raise _fail(where, f"must be one of {', '.join(options)}; got {x!r}")
+    return x
+
+
+def _relation(where: str, x: object) -> Relation:
+    if not isinstance(x, str):
+        raise _fail(where, f"must be 'add-remove' or 'replace', got {x!r}")
+    try:
+        return Relation.parse(x)
+    except ValueError:
+        raise _fail(where, f"must be 'add-remove' or 'replace', got {x!r}") from None
+
+
+# ---------------------------------------------------------------- sections
+
+
+def _guarantee(where: str, obj: object, default_relation: Relation | None) -> Guarantee:
+    t = _table(where, obj)
+    _keys(where, t, ("epsilon", "delta", "relation"))
+    if "epsilon" not in t:
+        raise _fail(f"{where}.epsilon", "missing")
+    eps = number(f"{where}.epsilon", t["epsilon"])
+    if not 0 < eps <= MAX_EPSILON:
+        raise _fail(f"{where}.epsilon", f"must be in (0, {MAX_EPSILON}], got {eps}")
+    delta = probability(f"{where}.delta", t.get("delta", 0))
+    if delta >= 1:
+        raise _fail(f"{where}.delta", f"must be below 1, got {delta}")
+    if "relation" in t or default_relation is None:
+        rel = _relation(f"{where}.relation", t.get("relation", "add-remove"))
+    else:
+        rel = default_relation
+    return Guarantee(eps, delta, rel)
+
+
+def _strata(obj: object) -> tuple[Stratum, ...]:
+    t = _table("population.strata", obj)
+    if not t:
+        raise _fail("population.strata", "is empty")
+    if len(t) > MAX_STRATA:
+        raise _fail("population.strata", f"{len(t)} strata exceed the limit {MAX_STRATA}")
+    out = []
+    for name, v in t.items():
+        where = f"population.strata.{name}"
+        if isinstance(v, Mapping):
+            _keys(where, v, ("size", "values", "range"))
+            values: list[tuple[int, int]] = []
+            for val, c in _table(f"{where}.values", v.get("values", {})).items():
+                try:
+                    iv = int(val)
+                except ValueError:
+                    raise _fail(f"{where}.values", f"value {val!r} is not an integer") from None
+                if not 0 <= iv <= MAX_NEYMAN_VALUE:
+                    raise _fail(f"{where}.values", f"value {iv} outside [0, {MAX_NEYMAN_VALUE}]")
+                values.append((iv, integer(f"{where}.values.{val}", c, 1, MAX_POPULATION)))
+            total = sum(c for _, c in values)
+            size = integer(f"{where}.size", v["size"], 1, MAX_POPULATION) if "size" in v else total
+            if values and size != total:
+                raise _fail(f"{where}.size", f"{size} differs from the {total} records in values")
+            if size < 1:
+                raise _fail(where, "needs a size or values")
+            rng = _range(f"{where}.range", v["range"]) if "range" in v else None
+            if rng and any(not rng[0] <= x <= rng[1] for x, _ in values):
+                raise _fail(f"{where}.values", f"a value lies outside the stratum's range {rng}")
+            out.append(Stratum(str(name), size, tuple(sorted(values)), rng))
+        else:
+            out.append(Stratum(str(name), integer(where, v, 1, MAX_POPULATION)))
+    ranges = sorted(s.bounds for s in out if s.bounds)
+    if ranges and len(ranges) != len(out):
+        raise _fail("population.strata", "give a range to every stratum or to none")
+    for (_, hi), (lo, _) in zip(ranges, ranges[1:]):
+        if lo != hi + 1:
+            raise _fail("population.strata", f"stratum ranges must be contiguous; {hi} is "
+                                             f"followed by {lo}")
+    return tuple(out)
+
+
+def _range(where: str, x: object) -> tuple[int, int]:
+    if not isinstance(x, list) or len(x) != 2:
+        raise _fail(where, f"must be [lowest, highest], got {x!r}")
+    lo = integer(f"{where}[0]", x[0], 0, MAX_NEYMAN_VALUE)
+    hi = integer(f"{where}[1]", x[1], lo, MAX_NEYMAN_VALUE)
+    return lo, hi
+
+
+def _clusters(obj: object) -> tuple[int, ...]:
+    where = "population.clusters"
+    if not isinstance(obj, list) or not obj:
+        raise _fail(where, "must be a non-empty array of sizes or of {size, count} tables")
+    sizes: list[int] = []
+    for i, c in enumerate(obj):
+        if isinstance(c, Mapping):
+            _keys(f"{where}[{i}]", c, ("size", "count"))
+            if "size" not in c:
+                raise _fail(f"{where}[{i}].size", "missing")
+            s = integer(f"{where}[{i}].size", c["size"], 1, MAX_POPULATION)
+            k = integer(f"{where}[{i}].count", c.get("count", 1), 1, MAX_CLUSTERS)
+        else:
+            s, k = integer(f"{where}[{i}]", c, 1, MAX_POPULATION), 1
+        if len(sizes) + k > MAX_CLUSTERS:
+            raise _fail(where, f"more than {MAX_CLUSTERS} clusters")
+        sizes += [s] * k
+    return tuple(sorted(sizes, reverse=True))
+
+
+def _size_classes(obj: object) -> tuple[tuple[Fraction, int], ...]:
+    where = "population.size_classes"
+    if not isinstance(obj, list) or not obj:
+        raise _fail(where, "must be a non-empty array of {measure, count} tables")
+    if len(obj) > MAX_SIZE_CLASSES:
+        raise _fail(where, f"{len(obj)} classes exceed the limit {MAX_SIZE_CLASSES}")
+    out: dict[Fraction, int] = {}
+    for i, c in enumerate(obj):
+        t = _table(f"{where}[{i}]", c)
+        _keys(f"{where}[{i}]", t, ("measure", "count"))
+        for k in ("measure", "count"):
+            if k not in t:
+                raise _fail(f"{where}[{i}].{k}", "missing")
+        meas = number(f"{where}[{i}].measure", t["measure"])
+        if meas <= 0:
+            raise _fail(f"{where}[{i}].measure", f"size measure must be positive, got {meas}")
+        out[meas] = out.get(meas, 0) + integer(f"{where}[{i}].count", t["count"], 1, MAX_POPULATION)
+    return tuple(sorted(out.items()))
+
+
+def _population(obj: object) -> tuple[int, tuple[Stratum, ...], tuple[int, ...],
+                                      tuple[tuple[Fraction, int], ...]]:
+    t = _table("population", obj)
+    _keys("population", t, ("size", "strata", "clusters", "size_classes"))
+    strata = _strata(t["strata"]) if "strata" in t else ()
+    clusters = _clusters(t["clusters"]) if "clusters" in t else ()
+    classes = _size_classes(t["size_classes"]) if "size_classes" in t else ()
+    totals = {
+        "strata": sum(s.size for s in strata), "clusters": sum(clusters),
+        "size_classes": sum(c for _, c in classes),
+    }
+    given = {k: v for k, v in totals.items() if v}
+    if "size" in t:
+        size = integer("population.size", t["size"], 1, MAX_POPULATION)
+    elif given:
+        size = next(iter(given.values()))
+    else:
+        raise _fail("population.size", "missing (give size, strata, clusters or size_classes)")
+    if size > MAX_POPULATION:
+        raise _fail("population.size", f"{size} exceeds the limit {MAX_POPULATION}")
+    for k, v in given.items():
+        if v != size:
+            raise _fail(f"population.{k}", f"add up to {v} records, but population.size is {size}")
+    return size, strata, clusters, classes
+
+
+def _param(kind: str, name: str, raw: object, size: int) -> Any:
+    where = f"design.{name}"
+    if name in ("q",):
+        return probability(where, raw)
+    if name == "r":
+        r = number(where, raw)
+        if not 0 < r < 1:
+            raise _fail(where, f"must be in (0, 1), got {r}")
+        return r
+    if name == "rounding":
+        return _choice(where, raw, NEYMAN_ROUNDINGS if kind == "stratified-neyman" else ROUNDINGS)
+    if name == "variance":
+        return _choice(where, raw, ("population", "sample"))
+    if name == "within":
+        return _choice(where, raw, ("poisson", "srs"))
+    if name == "expected_size":
+        e = number(where, raw)
+        if not 0 <= e <= size:
+            raise _fail(where, f"must be in [0, population size {size}], got {e}")
+        return e
+    if name == "size_law":
+        law = {}
+        for k, p in _table(where, raw).items():
+            try:
+                mm = int(k)
+            except ValueError:
+                raise _fail(where, f"sample size {k!r} is not an integer") from None
+            if not 0 <= mm <= size:
+                raise _fail(where, f"sample size {mm} outside [0, population size {size}]")
+            law[mm] = probability(f"{where}.{k}", p)
+        if not law or sum(law.values()) != 1:
+            raise _fail(where, f"probabilities must sum to 1, got {sum(law.values())}")
+        return law
+    if name == "sizes":
+        return {str(h): integer(f"{where}.{h}", v, 0, MAX_POPULATION)
+                for h, v in _table(where, raw).items()}
+    if name in ("b", "m") and kind.startswith("must-"):
+        return integer(where, raw, 0, MAX_MUST_DRAWS)
+    if name == "max_value":
+        return integer(where, raw, 1, MAX_NEYMAN_VALUE)
+    if name in ("m", "ell", "interval"):
+        return integer(where, raw, 1 if name == "interval" else 0, MAX_POPULATION)
+    raise _fail(where, "unknown parameter")  # pragma: no cover - PARAMS lists every name
+
+
+def _cross_checks(kind: str, p: dict[str, Any], size: int, strata: tuple[Stratum, ...],
+                  clusters: tuple[int, ...]) -> None:
+    """Constraints between parameters and the population's shape."""
+    if kind in ("srswor", "successive-pps") and p["m"] > size:
+        raise _fail("design.m", f"sample size {p['m']} exceeds population size {size}")
+    if kind == "srswr" and p["m"] > 10 * size:
+        raise _fail("design.m", f"{p['m']} draws exceed the limit 10 × population size")
+    if kind in ("systematic-fixed", "systematic-random") and p["interval"] > size:
+        raise _fail("design.interval", f"interval {p['interval']} exceeds population size {size}")
+    if kind in ("cluster-srs", "two-stage-cluster", "cluster-pps"):
+        if not 1 <= p["ell"] <= len(clusters):
+            raise _fail("design.ell", f"must be in [1, {len(clusters)}] (the number of clusters),"
+                                      f" got {p['ell']}")
+        if kind == "two-stage-cluster":
+            need = "q" if p["within"] == "poisson" else "m"
+            other = "m" if need == "q" else "q"
+            if need not in p:
+                raise _fail(f"design.{need}", f"missing (within = {p['within']!r})")
+            if other in p:
+                raise _fail(f"design.{other}", f"not used with within = {p['within']!r}")
+    if kind == "stratified-fixed":
+        names = {s.name: s.size for s in strata}
+        for h, m in p["sizes"].items():
+            if h not in names:
+                raise _fail(f"design.sizes.{h}", "no such stratum in population.strata")
+            if m > names[h]:
+                raise _fail(f"design.sizes.{h}", f"allocation {m} exceeds the stratum size "
+                                                 f"{names[h]}")
+        missing = sorted(set(names) - set(p["sizes"]))
+        if missing:
+            raise _fail("design.sizes", f"no allocation for stratum {missing[0]!r}")
+    if kind == "stratified-neyman":
+        if p["m"] > size:
+            raise _fail("design.m", f"sample size {p['m']} exceeds population size {size}")
+        bare = [s.name for s in strata if not s.values]
+        if bare:
+            raise _fail(f"population.strata.{bare[0]}.values",
+                        "Neyman allocation needs the record values (e.g. employee counts)")
+        top = max(s.bounds[1] for s in strata) if strata[0].bounds else None
+        if top is not None and p.get("max_value", 0) > top:
+            raise _fail("design.max_value", f"{p['max_value']} lies above every stratum's "
+                                            f"range (highest {top})")
+    if kind.startswith("must-"):
+        b, m = p["b"], p["m"]
+        if kind == "must-ow" and b > size:
+            raise _fail("design.b", f"stage-1 size {b} exceeds population size {size}")
+        if kind == "must-wo" and m > b:
+            raise _fail("design.m", f"stage-2 size {m} exceeds stage-1 size b = {b}")
+        if b == 0 and m > 0:
+            raise _fail("design.b", "is 0, so no stage-2 draws are possible")
+
+
+def build_design(kind: str, p: Mapping[str, Any]) -> Design:
+    """The engine's design object for validated parameters (population-independent)."""
+    if kind == "poisson":
+        return Poisson(p["q"])
+    if kind == "srswor":
+        return SRSWOR(p["m"])
+    if kind == "srswr":
+        return SRSWR(p["m"])
+    if kind == "random-size":
+        return RandomSizeWOR(p["size_law"])
+    if kind == "proportional":
+        return ProportionalWOR(p["r"], p["rounding"])
+    if kind == "stratified-proportional":
+        return StratifiedProportional(p["r"], p["rounding"])
+    if kind == "stratified-fixed":
+        return StratifiedFixed(p["sizes"])
+    if kind == "stratified-neyman":
+        return StratifiedNeyman(p["m"], p["rounding"], p.get("variance", "population"))
+    if kind == "cluster-srs":
+        return ClusterSRS(p["ell"])
+    if kind == "two-stage-cluster":
+        w = p["within"]
+        return TwoStageCluster(p["ell"], w, p["q"] if w == "poisson" else p["m"])
+    if kind == "cluster-pps":
+        return ClusterPPS(p["ell"])
+    if kind == "poisson-pps":
+        return PoissonPPS(p["expected_size"], {"s": Fraction(1)})
+    if kind == "successive-pps":
+        return SuccessivePPS(p["m"], {"s": Fraction(1)})
+    if kind == "systematic-fixed":
+        return SystematicFixed(p["interval"])
+    if kind == "systematic-random":
+        return SystematicRandomOrder(p["interval"])
+    cls = {"must-ow": MustOW, "must-wo": MustWO, "must-ww": MustWW}[kind]
+    return cls(p["b"], p["m"])
+
+
+def _design(obj: object, size: int, strata: tuple[Stratum, ...], clusters: tuple[int, ...],
+            classes: tuple[tuple[Fraction, int], ...]) -> tuple[str, dict[str, Any], Design]:
+    t = _table("design", obj)
+    if "kind" not in t:
+        raise _fail("design.kind", f"missing (one of {', '.join(KINDS)})")
+    kind = _choice("design.kind", t["kind"], KINDS)
+    required, optional = PARAMS[kind]
+    _keys("design", t, ("kind", *required, *optional))
+    for name in required:
+        if name not in t:
+            raise _fail(f"design.{name}", f"missing (required by {kind})")
+    need = NEEDS.get(kind)
+    if need and not {"strata": strata, "clusters": clusters, "size_classes": classes}[need]:
+        raise _fail(f"population.{need}", f"missing (required by design kind {kind})")
+    p = {name: _param(kind, name, t[name], size) for name in (*required, *optional) if name in t}
+    _cross_checks(kind, p, size, strata, clusters)
+    try:
+        design = build_design(kind, p)
+    except (DesignError, ValueError, TypeError) as exc:
+        raise _fail("design", str(exc)) from None
+    return kind, p, design
+
+
+def _audit_options(obj: object) -> tuple[int, tuple[Fraction, ...]]:
+    t = _table("audit", obj)
+    _keys("audit", t, ("instance_size", "eps_grid"))
+    size = integer("audit.instance_size", t.get("instance_size", 40), 4, 200)
+    grid_raw = t.get("eps_grid", [])
+    if not isinstance(grid_raw, list) or len(grid_raw) > 12:
+        raise _fail("audit.eps_grid", "must be an array of at most 12 values of ε")
+    grid = []
+    for i, e in enumerate(grid_raw):
+        v = number(f"audit.eps_grid[{i}]", e)
+        if not 0 < v <= MAX_EPSILON:
+            raise _fail(f"audit.eps_grid[{i}]", f"must be in (0, {MAX_EPSILON}], got {v}")
+        grid.append(v)
+    return size, tuple(sorted(set(grid)))
+
+
+def parse_design(obj: object) -> AuditSpec:
+    """Validate a design file already parsed into a dict (from TOML or JSON)."""
+    t = _table("design file", obj)
+    _keys("", t, TOP_KEYS)
+    for k in ("population", "design", "base", "target"):
+        if k not in t:
+            raise _fail(k, "missing section")
+    name = t.get("name", "unnamed design")
+    desc = t.get("description", "")
+    if not isinstance(name, str):
+        raise _fail("name", f"must be a string, got {name!r}")
+    if not isinstance(desc, str):
+        raise _fail("description", f"must be a string, got {desc!r}")
+    size, strata, clusters, classes = _population(t["population"])
+    kind, params, design = _design(t["design"], size, strata, clusters, classes)
+    base = _guarantee("base", t["base"], None)
+    prot = _table("protect", t.get("protect", {}))
+    _keys("protect", prot, ("relation",))
+    protect = _relation("protect.relation", prot.get("relation", base.relation.value))
+    target = _guarantee("target", t["target"], protect)
+    if base.delta == 0 and target.delta > 0:
+        pass  # a pure base may be compared with an approximate target: fine
+    if base.delta > 0 and target.delta == 0:
+        raise _fail("target.delta", "is 0, but a base with δ > 0 can never give a pure "
+                                    "guarantee; state the target δ")
+    inst, grid = _audit_options(t.get("audit", {}))
+    return AuditSpec(name, desc, size, strata, clusters, classes, kind, params, base,
+                     protect, target, inst, grid, design)
+
+
+def load_design(path: Path | str) -> AuditSpec:
+    """Read and validate a TOML design file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DesignFileError(f"{path}: cannot read design file ({exc})") from None
+    return loads(text, str(path))
+
+
+def loads(text: str, source: str = "design file") -> AuditSpec:
+    try:
+        obj = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DesignFileError(f"{source}: not valid TOML ({exc})") from None
+    return parse_design(obj)
