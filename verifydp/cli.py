@@ -72,6 +72,12 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("replay", help="re-verify a witness file from scratch")
     r.add_argument("file", type=Path)
     r.add_argument("--json", action="store_true")
+
+    from verifydp import convert
+    from verifydp.audit.cli import register as register_audit
+
+    register_audit(sub)
+    convert.register(sub)
     return p
 
 
@@ -87,6 +93,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_replay(args)
         if args.command == "hunt":
             return cmd_hunt(args)
+        if args.command == "audit":
+            from verifydp.audit.cli import run as run_audit
+
+            return run_audit(args)
+        if args.command == "convert":
+            from verifydp import convert
+
+            return convert.run(args)
     except UsageError as exc:
         print(f"verifydp: {exc}", file=sys.stderr)
         return EXIT_USAGE

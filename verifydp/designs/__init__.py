@@ -41,3 +41,7 @@ from verifydp.designs.must import (  # noqa: E402, I001
     MustOW, MustWO, MustWW, eta, eta_bracket, k_law, k_law_poisson,
 )
 __all__ += ["MustOW", "MustWO", "MustWW", "eta", "eta_bracket", "k_law", "k_law_poisson"]
+
+from verifydp.designs.pinq_samplers import Reservoir, WithReplacement  # noqa: E402, I001
+
+__all__ += ["Reservoir", "WithReplacement"]  # Ebadi et al. §4 samplers
