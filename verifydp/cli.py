@@ -75,9 +75,11 @@ def _parser() -> argparse.ArgumentParser:
 
     from verifydp import convert
     from verifydp.audit.cli import register as register_audit
+    from verifydp.regress import cli as regress_cli
 
     register_audit(sub)
     convert.register(sub)
+    regress_cli.register(sub)
     return p
 
 
@@ -101,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from verifydp import convert
 
             return convert.run(args)
+        if args.command == "regress":
+            from verifydp.regress import cli as regress_cli
+
+            return regress_cli.run(args)
     except UsageError as exc:
         print(f"verifydp: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -1,0 +1,427 @@
+"""Per-claim adapters for `verifydp.regress`: the signature a user's implementation must have,
+its parameter domain (with edges), the printed formula it is compared with, and the exact
+worst case it must never undercut.
+
+* `bun/thm2.2` — Bun et al. Theorem 2.2: `amplified_epsilon(eps, m, n) -> float`, the ε' of
+  SRSWOR(m of n) for an ε-DP (replacement) base mechanism; printed `bun.THM22_EPS`; worst case:
+  `worst_case_ratio` on `bun.replace_pair(n)`.
+* `bun/thm4.3` — Bun et al. Theorem 4.3: `amplified_epsilon(eps, r) -> float` for proportional
+  SRS with randomised rounding (deletion DP, |P| ≥ 1/r); printed `bun.THM43_EPS`; worst case on
+  `bun.add_pair(n)` for several n ≥ 1/r.
+* `must/table2:wor|wr`, `must/thm5:ow|wo|ww` — Zhao & Liu, Table 2 and Theorem 5:
+  `amplified(eps, deltas, n, m) -> (eps_prime, delta_prime)` (and `…, n, b, m)` for MUST), where
+  `deltas[j-1]` = δ_{M,j}(ε), the base mechanism's group privacy profile for j = 1 … k_max
+  (k_max = 1 for WOR, max(m, 1) otherwise), and ε' = log(1 + η(e^ε − 1)); printed `must_pa.t2_*` / `must_pa.thm5_*`; worst
+  case: `worstcase.group.group_worst_hockey` (every base mechanism with that group profile).
+* `must/table2:poisson` — `amplified(eps, deltas, gamma) -> (eps_prime, delta_prime)`,
+  `len(deltas) = 1`; worst case: `worst_case_hockey` on `bun.add_pair(n)` with an
+  (ε, δ_1)-add-remove-DP base mechanism (Table 2 states relation R for Poisson).
+
+The exact worst case needs a rational e^ε: the soundness search draws ε from a fixed grid and
+uses a rational t ≤ e^ε (within 10⁻¹²; the class at t is contained in the class at e^ε, so its
+worst case is a certified lower bound of the true one).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from math import ceil
+from typing import Any
+
+import sympy
+from hypothesis import strategies as st
+
+from verifydp.exact.interval import (
+    Bracket,
+    bracket,
+    brackets_for_eps,
+    exp_bracket,
+    log_bracket,
+    rational_in,
+)
+from verifydp.exact.tfunc import EPS
+from verifydp.hunt.strategies import group_profiles
+from verifydp.regress.core import Adapter, Mismatch, Params, Tolerance, draw, require
+
+# ---------------------------------------------------------------- domains (with edges first:
+# hypothesis shrinks a one_of towards its first branch, so minimal witnesses use edge values)
+
+EDGE_EPS = (1.0, 1e-9, 1e-3, 0.5, 2.0, 10.0, 30.0)
+SOUND_EPS = (1.0, 0.5, 2.0, 0.1, 3.0, 5.0, 1e-3)
+EDGE_N = (1, 2, 3, 10, 1000, 10**6, 10**9)
+SOUND_N_MAX = 8
+MUST_N_MAX, MUST_BM_MAX = 5, 4  # group LP sizes kept small (as the hunt's spaces do)
+FORMULA_BM_MAX = 8  # MUST formulas are sums of b·m sympy terms
+
+eps_full = st.one_of(st.sampled_from(EDGE_EPS), st.floats(1e-9, 30.0))
+eps_grid = st.sampled_from(SOUND_EPS)
+n_full = st.one_of(st.sampled_from(EDGE_N), st.integers(1, 10**9))
+
+
+def upto(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """Integers in [lo, hi], the ends often; a failure at `hi` still shrinks towards `lo`
+    through the middle branch."""
+    return st.one_of(st.just(lo), st.integers(lo, hi), st.just(hi))
+
+
+# ---------------------------------------------------------------- exact helpers
+
+
+def _rat(x: Fraction) -> sympy.Rational:
+    return sympy.Rational(x.numerator, x.denominator)
+
+
+def printed_value(expr: sympy.Expr, values: Mapping[str, Fraction | int]) -> Bracket:
+    """Rigorous bracket of a printed formula, symbols matched by name (ε is `epsilon`)."""
+    subs = {}
+    for sym in expr.free_symbols:
+        key = "eps" if sym.name == EPS.name else sym.name
+        subs[sym] = _rat(Fraction(values[key]))
+    return bracket(expr.xreplace(subs))
+
+
+@functools.lru_cache(maxsize=256)
+def t_below(eps: float) -> Fraction:
+    """A simple rational t with e^ε·(1 − 10⁻¹²) ≤ t ≤ e^ε (rigorous)."""
+    lo, _ = brackets_for_eps(Fraction(eps))
+    return rational_in(Bracket(lo - lo / 10**12, lo))
+
+
+def t_above(eps_prime: Fraction) -> Fraction:
+    """A simple rational t' ≥ max(1, e^{ε'}) (rigorous)."""
+    hi = exp_bracket(eps_prime).hi
+    return max(Fraction(1), rational_in(Bracket(hi, hi + hi / 10**12)))
+
+
+def _paper(params: Params, names: tuple[str, ...], values: tuple[Fraction, ...],
+           refs: tuple[Bracket, ...], tol: Tolerance) -> Mismatch | None:
+    for name, v, ref in zip(names, values, refs):
+        if tol.outside(v, ref):
+            return Mismatch("paper", params, "", f"{name} ∈ {ref}",
+                            f"{name} off by {float(v - (ref.lo + ref.hi) / 2):.3g}")
+    return None
+
+
+def _unsound(params: Params, value: Fraction, floor: Fraction, what: str,
+             tol: Tolerance) -> Mismatch | None:
+    if tol.below(value, floor):
+        return Mismatch("unsound", params, "", f"{what} ≥ {float(floor):.17g}",
+                        "certified lower bound of the exact worst case over all base mechanisms")
+    return None
+
+
+# ---------------------------------------------------------------- bun/thm2.2
+
+
+def _thm22_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
+    n = draw(data, "n", n_full, over)
+    m = draw(data, "m", upto(0, n), over)
+    require(0 <= m <= n and n >= 1)
+    return {"eps": draw(data, "eps", eps_full, over), "m": m, "n": n}
+
+
+def _thm22_sound_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
+    n = draw(data, "n", upto(1, SOUND_N_MAX), over)
+    m = draw(data, "m", upto(0, n), over)
+    require(0 <= m <= n <= SOUND_N_MAX)
+    return {"eps": draw(data, "eps", eps_grid, over), "m": m, "n": n}
+
+
+def _thm22_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
+    from verifydp.claims.bun import THM22_EPS
+
+    ref = printed_value(THM22_EPS, {"eps": Fraction(p["eps"]), "m": p["m"], "n": p["n"]})
+    return _paper(p, ("ε'",), out, (ref,), tol)
+
+
+@functools.lru_cache(maxsize=1024)
+def thm22_worst(eps: float, m: int, n: int) -> Fraction:
+    """Certified lower bound of the exact worst-case e^{ε'} of SRSWOR(m of n), replacement."""
+    from verifydp.claims.bun import replace_pair
+    from verifydp.designs import SRSWOR
+    from verifydp.population import Relation
+    from verifydp.worstcase import MechanismClass, worst_case_ratio
+
+    pair = replace_pair(n)
+    u = pair.universe
+    law_p, law_q = SRSWOR(m).sample_law(pair.p, u), SRSWOR(m).sample_law(pair.q, u)
+    wc = worst_case_ratio(law_p, law_q, MechanismClass.pure(Relation.REPLACE, t_below(eps)))
+    assert wc.worst.lower is not None  # P and P' reach the same components
+    return wc.worst.lower
+
+
+def _ratio_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance,
+                 worst: Fraction) -> Mismatch | None:
+    return _unsound(p, out[0], log_bracket(worst).lo, "exact worst-case ε'", tol)
+
+
+def _thm22_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
+    return _ratio_sound(p, out, tol, thm22_worst(p["eps"], p["m"], p["n"]))
+
+
+# ---------------------------------------------------------------- bun/thm4.3
+
+DYADIC_RATES = (0.5, 0.25, 0.125, 0.75, 0.375)  # the designs need r ∈ (0, 1)
+
+
+def _thm43_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
+    r = draw(data, "r", st.one_of(st.sampled_from(DYADIC_RATES + (0.1, 1e-6)),
+                                  st.floats(1e-6, 1.0, exclude_max=True)), over)
+    require(0 < r < 1)
+    return {"eps": draw(data, "eps", eps_full, over), "r": r}
+
+
+def _thm43_sound_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
+    r = draw(data, "r", st.sampled_from(DYADIC_RATES), over)
+    require(0.1 <= r < 1)
+    return {"eps": draw(data, "eps", eps_grid, over), "r": r}
+
+
+def _thm43_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
+    from verifydp.claims.bun import THM43_EPS
+
+    ref = printed_value(THM43_EPS, {"eps": Fraction(p["eps"]), "r": Fraction(p["r"])})
+    return _paper(p, ("ε'",), out, (ref,), tol)
+
+
+@functools.lru_cache(maxsize=512)
+def thm43_worst(eps: float, r: float) -> Fraction:
+    """Certified lower bound of the worst-case e^{ε'} over |P| = ⌈1/r⌉ … ⌈1/r⌉ + 3 (deletion)."""
+    from verifydp.claims.bun import add_pair
+    from verifydp.designs import ProportionalWOR, Rounding
+    from verifydp.population import Relation
+    from verifydp.worstcase import MechanismClass, worst_case_ratio
+
+    rate = Fraction(r)
+    best = Fraction(1)
+    for n in range(ceil(1 / rate), ceil(1 / rate) + 4):
+        pair = add_pair(n)
+        u = pair.universe
+        design = ProportionalWOR(rate, Rounding.RANDOMISED)
+        wc = worst_case_ratio(design.sample_law(pair.p, u), design.sample_law(pair.q, u),
+                              MechanismClass.pure(Relation.ADD_REMOVE, t_below(eps)))
+        assert wc.worst.lower is not None
+        best = max(best, wc.worst.lower)
+    return best
+
+
+def _thm43_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
+    return _ratio_sound(p, out, tol, thm43_worst(p["eps"], p["r"]))
+
+
+# ---------------------------------------------------------------- MUST (Table 2, Theorem 5)
+
+
+def _deltas(data: st.DataObject, over: Mapping[str, Any], k_max: int) -> tuple[float, ...]:
+    """A group profile δ_1 ≤ … ≤ δ_k_max (exact small rationals), handed over as floats."""
+    ds = draw(data, "deltas", group_profiles(k_max).map(lambda d: tuple(float(x) for x in d)),
+              over)
+    ds = tuple(ds)
+    require(len(ds) >= k_max and all(0 <= a <= b <= 1 for a, b in zip((0.0, *ds), ds)))
+    return ds
+
+
+def k_max(claim: str, m: int) -> int:
+    """How many δ_j the user's function receives: the most copies of the differing record a
+    sample can hold (1 for WOR, m for WR and MUST), at least 1."""
+    return 1 if claim == "must/table2:wor" else max(m, 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _must_formula(claim: str, args: tuple[int, ...]) -> tuple[Fraction, tuple[Fraction, ...]]:
+    """η and the coefficients c_j of δ' = Σ_j c_j δ_j of the printed formula (exact)."""
+    from verifydp.claims import must_pa
+
+    formula = {"must/table2:wr": must_pa.t2_wr, "must/table2:wor": must_pa.t2_wor,
+               "must/thm5:ow": must_pa.thm5_ow, "must/thm5:wo": must_pa.thm5_wo,
+               "must/thm5:ww": must_pa.thm5_ww}[claim]
+    if args[-1] == 0:  # m = 0: nothing sampled (the printed sums are empty)
+        return Fraction(0), ()
+    eta, dprime = formula(*args)
+    d = sympy.expand(sympy.sympify(dprime))
+    used = sorted(int(s.name.split("_")[1]) for s in d.free_symbols)
+    coeffs = [Fraction(0)] * max(used, default=0)
+    for j in used:
+        coeffs[j - 1] = _frac(d.coeff(must_pa.dsym(j)))
+    return _frac(eta), tuple(coeffs)
+
+
+def _frac(x: Any) -> Fraction:
+    q = sympy.Rational(sympy.sympify(x))
+    return Fraction(int(q.p), int(q.q))
+
+
+def eps_prime_of(eta: Fraction, eps: float) -> Bracket:
+    """ε' = log(1 + η(e^ε − 1)), rigorously."""
+    return bracket(sympy.log(1 + _rat(eta) * (sympy.exp(_rat(Fraction(eps))) - 1)))
+
+
+def _must_paper(claim: str, keys: tuple[str, ...]
+                ) -> Callable[[Params, tuple[Fraction, ...], Tolerance], Mismatch | None]:
+    def judge(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
+        eta, coeffs = _must_formula(claim, tuple(p[k] for k in keys))
+        dprime = sum((c * Fraction(d) for c, d in zip(coeffs, p["deltas"])), Fraction(0))
+        return _paper(p, ("ε'", "δ'"), out, (eps_prime_of(eta, p["eps"]),
+                                             Bracket.point(dprime)), tol)
+    return judge
+
+
+def _must_domain(claim: str) -> Callable[[st.DataObject, Mapping[str, Any]], Params]:
+    two_stage = claim.startswith("must/thm5")
+
+    def domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
+        n = draw(data, "n", n_full, over)
+        out: Params = {"eps": draw(data, "eps", eps_full, over)}
+        if two_stage:
+            b = draw(data, "b", upto(1, min(n, FORMULA_BM_MAX)), over)
+            top = b if claim == "must/thm5:wo" else FORMULA_BM_MAX
+            m = draw(data, "m", upto(0, top), over)
+            require(1 <= b <= n and 0 <= m <= top)
+            args: Params = {"n": n, "b": b, "m": m}
+        else:
+            top = n if claim == "must/table2:wor" else FORMULA_BM_MAX
+            m = draw(data, "m", upto(0, min(top, 10**9)), over)
+            require(0 <= m <= top and n >= 1)
+            args = {"n": n, "m": m}
+        out["deltas"] = _deltas(data, over, k_max(claim, m))
+        return {**out, **args}
+    return domain
+
+
+def _must_sound_domain(claim: str) -> Callable[[st.DataObject, Mapping[str, Any]], Params]:
+    two_stage = claim.startswith("must/thm5")
+
+    def domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
+        n = draw(data, "n", upto(1, MUST_N_MAX), over)
+        out: Params = {"eps": draw(data, "eps", eps_grid, over)}
+        if two_stage:
+            b = draw(data, "b", upto(1, min(n, MUST_BM_MAX) if claim != "must/thm5:ww"
+                                     else MUST_BM_MAX), over)
+            m = draw(data, "m", upto(0, b if claim == "must/thm5:wo" else MUST_BM_MAX), over)
+            ok = 1 <= b <= MUST_BM_MAX and 0 <= m <= MUST_BM_MAX
+            ok = ok and (claim == "must/thm5:ww" or b <= n) and (claim != "must/thm5:wo" or m <= b)
+            require(ok and n <= MUST_N_MAX)
+            args: Params = {"n": n, "b": b, "m": m}
+        else:
+            m = draw(data, "m", upto(0, n if claim == "must/table2:wor" else MUST_BM_MAX), over)
+            require(0 <= m <= MUST_BM_MAX and n <= MUST_N_MAX
+                    and (claim != "must/table2:wor" or m <= n))
+            args = {"n": n, "m": m}
+        out["deltas"] = _deltas(data, over, k_max(claim, m))
+        return {**out, **args}
+    return domain
+
+
+@functools.lru_cache(maxsize=4096)
+def must_worst(claim: str, eps: float, deltas: tuple[float, ...], n: int, b: int | None, m: int,
+               t_prime: Fraction) -> Fraction:
+    """Certified lower bound of sup D_{t'}(M∘S(P) ‖ M∘S(P')) over base mechanisms with group
+    profile `deltas` at e^ε ≥ t_below(ε) (substitution pair of size n)."""
+    from verifydp.claims.must_group import design_of
+    from verifydp.worstcase.group import GroupProfileClass, group_worst_hockey
+
+    scheme = {"must/table2:wr": "wr", "must/table2:wor": "wor", "must/thm5:ow": "must-ow",
+              "must/thm5:wo": "must-wo", "must/thm5:ww": "must-ww"}[claim]
+    if m == 0:
+        return Fraction(0)  # the sample is empty on both sides
+    # δ_j the user was not asked about (j above k_max) are unconstrained: δ_j = 1 is vacuous
+    profile = tuple(Fraction(d) for d in deltas[:m]) + (Fraction(1),) * max(0, m - len(deltas))
+    mc = GroupProfileClass(t_below(eps), profile)
+    return group_worst_hockey(design_of(scheme, b, m), n, m, mc, t_prime).lower
+
+
+def _must_sound(claim: str) -> Callable[[Params, tuple[Fraction, ...], Tolerance], Mismatch | None]:
+    def judge(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
+        worst = must_worst(claim, p["eps"], tuple(p["deltas"]), p["n"], p.get("b"), p["m"],
+                           t_above(out[0]))
+        return _unsound(p, out[1], worst, "exact worst-case δ at your ε'", tol)
+    return judge
+
+
+# ---------------------------------------------------------------- MUST Table 2, Poisson row
+
+
+def _poisson_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
+    gamma = draw(data, "gamma", st.one_of(st.sampled_from((0.5, 0.0, 1.0, 1e-9, 0.1)),
+                                          st.floats(0.0, 1.0)), over)
+    require(0 <= gamma <= 1)
+    return {"eps": draw(data, "eps", eps_full, over), "deltas": _deltas(data, over, 1),
+            "gamma": gamma}
+
+
+def _poisson_sound_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
+    gamma = draw(data, "gamma", st.sampled_from((0.5, 0.25, 1.0, 0.125, 0.75)), over)
+    deltas = draw(data, "deltas", st.sampled_from(((0.0,), (0.1,), (0.01,), (0.5,))), over)
+    require(0 < gamma <= 1 and len(deltas) == 1 and 0 <= deltas[0] <= 1)
+    return {"eps": draw(data, "eps", eps_grid, over), "deltas": tuple(deltas), "gamma": gamma}
+
+
+def _poisson_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
+    from verifydp.claims.must_pa import dsym, t2_poisson
+
+    eta, dprime = t2_poisson(Fraction(p["gamma"]))
+    d = _frac(sympy.sympify(dprime).subs(dsym(1), _rat(Fraction(p["deltas"][0]))))
+    return _paper(p, ("ε'", "δ'"), out, (eps_prime_of(_frac(eta), p["eps"]),
+                                         Bracket.point(d)), tol)
+
+
+@functools.lru_cache(maxsize=2048)
+def poisson_worst(eps: float, delta: float, gamma: float, t_prime: Fraction) -> Fraction:
+    """Certified lower bound of the worst-case δ at t' of Poisson(γ) on an add-remove pair
+    (|P| = 1, 2), over (ε, δ)-add-remove-DP base mechanisms (Table 2: relation R, R)."""
+    from verifydp.claims.bun import add_pair
+    from verifydp.designs import Poisson
+    from verifydp.population import Relation
+    from verifydp.worstcase import MechanismClass
+    from verifydp.worstcase.engine import worst_case_hockey
+
+    t = t_below(eps)
+    mc = MechanismClass(Relation.ADD_REMOVE, t, t, Fraction(delta))
+    best = Fraction(0)
+    for n in (1, 2):
+        pair = add_pair(n)
+        u = pair.universe
+        design = Poisson(Fraction(gamma))
+        wc = worst_case_hockey(design.sample_law(pair.p, u), design.sample_law(pair.q, u), mc,
+                               t_prime, t_prime)
+        assert wc.worst.lower is not None
+        best = max(best, wc.worst.lower)
+    return best
+
+
+def _poisson_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
+    worst = poisson_worst(p["eps"], p["deltas"][0], p["gamma"], t_above(out[0]))
+    return _unsound(p, out[1], worst, "exact worst-case δ at your ε'", tol)
+
+
+# ---------------------------------------------------------------- the catalogue
+
+
+def _must(claim: str, keys: tuple[str, ...], text: str) -> Adapter:
+    sig_args = ", ".join(keys)
+    return Adapter(
+        claim, f"amplified(eps: float, deltas: tuple[float, ...], {sig_args}) "
+               "-> (eps_prime, delta_prime)",
+        ("ε'", "δ'"), _must_domain(claim), _must_paper(claim, keys),
+        _must_sound_domain(claim), _must_sound(claim), text)
+
+
+ADAPTERS: dict[str, Adapter] = {a.claim: a for a in (
+    Adapter("bun/thm2.2", "amplified_epsilon(eps: float, m: int, n: int) -> float", ("ε'",),
+            _thm22_domain, _thm22_paper, _thm22_sound_domain, _thm22_sound,
+            "ε' = log(1 + (m/n)(e^ε − 1)) for SRSWOR(m of n), ε-replacement-DP M"),
+    Adapter("bun/thm4.3", "amplified_epsilon(eps: float, r: float) -> float", ("ε'",),
+            _thm43_domain, _thm43_paper, _thm43_sound_domain, _thm43_sound,
+            "ε' = log(1 + 2r(e^{2ε} − 1)) + log(1 + r(e^{2ε} − 1)), randomised rounding"),
+    Adapter("must/table2:poisson",
+            "amplified(eps: float, deltas: tuple[float], gamma: float) -> (eps_prime, delta_prime)",
+            ("ε'", "δ'"), _poisson_domain, _poisson_paper, _poisson_sound_domain,
+            _poisson_sound, "Poisson(γ): η = γ, δ' = γδ"),
+    _must("must/table2:wor", ("n", "m"), "WOR(n, m): η = m/n, δ' = mδ_1/n"),
+    _must("must/table2:wr", ("n", "m"), "WR(n, m): η = 1 − (1 − 1/n)^m, δ' = Σ_j Bin(m, 1/n)(j) δ_j"),
+    _must("must/thm5:ow", ("n", "b", "m"), "MUST.OW(n, b, m), Theorem 5(a)"),
+    _must("must/thm5:wo", ("n", "b", "m"), "MUST.WO(n, b, m), Theorem 5(b), m ≤ b"),
+    _must("must/thm5:ww", ("n", "b", "m"), "MUST.WW(n, b, m), Theorem 5(c)"),
+)}
