@@ -64,21 +64,28 @@ def test_table6_mutant_sigma_caught():
     assert [i.params["cell"] for i in r.instances if i.verdict is Verdict.REFUTED] == ["sigma"]
 
 
-def test_table8_sigma_m_match_rest_inconclusive():
+def test_table8_sigma_m_match_and_delta_c_refuted():
     r = check_table8(Budget())
-    assert r.verdict is Verdict.HOLDS
-    assert _count(r, Verdict.HOLDS) == 5
-    assert _count(r, Verdict.REFUTED) == 0
+    assert r.verdict is Verdict.REFUTED
+    assert _count(r, Verdict.HOLDS) == 5  # the five σ·m cells
+    refuted = [i.params["scheme"] for i in r.instances if i.verdict is Verdict.REFUTED]
+    assert refuted == ["WOR", "WR", "MUST.OW", "MUST.WW"]  # δ_c,U below the certified δ_c
+    assert all(i.params["cell"].startswith("(delta_c") for i in r.instances
+               if i.verdict is Verdict.REFUTED)
     notes = {i.note for i in r.instances if i.verdict is Verdict.INCONCLUSIVE}
-    assert any("Fourier accountant" in n for n in notes)
+    assert any("|Y|" in n for n in notes)  # Poisson: noise scale depends on |Y|
     assert any("simulation output" in n for n in notes)
 
 
-def test_table8_mutant_caught():
-    mut = dict(T8_PRINTED)
-    sm, metrics, dc = mut["WR"]
-    mut["WR"] = ("2.614", metrics, dc)
-    assert check_table8(Budget(), printed=mut).verdict is Verdict.REFUTED
+def test_table8_mutants_caught_and_true_variant_holds():
+    sm, metrics, dc = T8_PRINTED["WR"]
+    r = check_table8(Budget(), printed={"WR": ("2.614", metrics, dc)})
+    assert {i.params["cell"] for i in r.instances if i.verdict is Verdict.REFUTED} == {
+        "sigma*m", "(delta_cL, delta_cU) at eps_c=2"}
+    # a printed upper bound above the certified δ_c(2) is a true statement: it must hold
+    r = check_table8(Budget(), printed={"WR": (sm, metrics, "(0, 9.00e-1)")})
+    assert r.verdict is Verdict.HOLDS
+    assert _count(r, Verdict.HOLDS) == 2
 
 
 def test_table9_refuted_exactly_at_experiment2_must_means():

@@ -28,7 +28,9 @@ def test_three_mutants_are_generated_and_judged() -> None:
     outcomes = [b._judge(target, d, m, 5.0) for d, m in muts]
     caught, non_eq, _ = b.score(outcomes)
     assert caught == non_eq == 3  # the series check compares coefficients exactly
-    assert "Mutation score: 3/3" in b.markdown(outcomes)
+    md = b.markdown(outcomes)
+    assert "Claims' own checkers: 3/3 = 100.0%" in md
+    assert "comparison with the printed formula: 3/3" in md
 
 
 def test_sympy_mutants_cover_constants_operators_and_swaps() -> None:
