@@ -153,9 +153,10 @@ def write_index(directory: Path) -> Path:
         try:
             obj = json.loads(f.read_text(encoding="utf-8"))
             claim = cat.get(obj["claim"])
+            size = "—" if obj.get("kind") == "instance" else witness_size(obj)
             rows.append(
                 f"| `{obj['claim']}` | {claim.summary if claim else ''} | [{f.name}]({f.name}) | "
-                f"{witness_size(obj)} | {obj['quantity']} | "
+                f"{size} | {obj['quantity']} | "
                 f"{obj['claimed']['value']} | {obj['actual']['value']} |"
             )
         except (OSError, KeyError, TypeError, ValueError):
@@ -166,7 +167,9 @@ def write_index(directory: Path) -> Path:
         "Generated from the witness files by `verifydp check` / `verifydp hunt`; every file",
         "replays with `verifydp replay FILE`, which recomputes everything from the datasets,",
         "design and mechanism it stores (tests/test_cli.py replays them all). The hunt only",
-        "ever replaces a witness by a smaller one. Records: |P| + |P'|.",
+        "ever replaces a witness by a smaller one. Records: |P| + |P'|; '—' marks an",
+        "instance witness (a parameter point or table cell, no dataset), which replays by",
+        "re-running the claim's certified check and finding the same instance refuted.",
         "",
         "| claim | what is claimed | witness | records | quantity | claimed | certified actual |",
         "|---|---|---|---|---|---|---|",
@@ -214,6 +217,7 @@ def replay(path: Path | str) -> ReplayReport:
 KINDS: dict[str, str] = {
     "pinq-plan": "verifydp.pinq.witness",
     "group-profile": "verifydp.worstcase.group_witness",
+    "instance": "verifydp.instance_witness",
 }
 
 

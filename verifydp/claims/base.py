@@ -158,6 +158,20 @@ class Budget:
         return self.seconds is not None and time.monotonic() - self.start > self.seconds
 
 
+def _instance_witness(res: ClaimResult) -> KindWitness | None:
+    """The first refuted instance as a replayable witness (claims without a dataset witness)."""
+    from verifydp.instance_witness import InstanceWitness
+
+    for st in res.statements:
+        for i in st.instances:
+            if i.verdict is Verdict.REFUTED:
+                return InstanceWitness(res.claim, st.text, i.params, i.claimed, i.actual, i.note)
+    for st in res.statements:  # refuted as a whole (e.g. "no such ε exists"): no parameters
+        if st.verdict is Verdict.REFUTED:
+            return InstanceWitness(res.claim, st.text, {}, st.text, st.note)
+    return None
+
+
 @dataclass(frozen=True)
 class Claim:
     """A published statement, encoded exactly as printed, with its checker."""
@@ -179,6 +193,8 @@ class Claim:
         if witness is None and res.verdict is Verdict.REFUTED:
             witness = next((i.witness for i in res.instances
                             if i.verdict is Verdict.REFUTED and i.witness), None)
+        if witness is None and res.verdict is Verdict.REFUTED:
+            witness = _instance_witness(res)
         return ClaimResult(
             res.claim, res.verdict, res.statements, witness,
             time.monotonic() - start, res.lp_sizes,

@@ -54,14 +54,22 @@ def offer_witness(witness: Any, directory: Path) -> tuple[Path, int, bool]:
     Returns (path, size of the witness now on disk, whether this one was written)."""
     from verifydp.witness import witness_stem, write_witness
 
-    new_size = witness_size(witness.to_json())
+    obj = witness.to_json()
+    new_size = witness_size(obj)
     path = directory / f"{witness_stem(witness.claim)}.json"
     if path.exists():
         try:
-            old = witness_size(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError):
-            old = 10**9
-        if old <= new_size:
+            old_obj = json.loads(path.read_text(encoding="utf-8"))
+            old = witness_size(old_obj)
+            old_instance = old_obj.get("kind") == "instance"
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            old, old_instance = 10**9, True
+        # a dataset witness is never replaced by an instance witness; an instance witness is
+        # the checker's current first refuted instance, so the newest one is kept
+        if obj.get("kind") == "instance":
+            if not old_instance:
+                return path, old, False
+        elif not old_instance and old <= new_size:
             return path, old, False
     return write_witness(witness, directory), new_size, True
 
