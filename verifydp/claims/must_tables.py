@@ -16,8 +16,11 @@ Conventions, read off the paper's Section 4.2 and Algorithm 2 (and confirmed by 
 
 Every recomputed cell is a rigorous bracket (`verifydp.exact.interval`; the normal cdf and group
 profile are `must_pa.ncdf_bracket` / `must_pa.group_delta`), compared with the printed digits
-by `must_pa.judge_cell`.  Outputs of simulations (RMSE, accuracy, …) and of the Fourier
-accountant (Algorithm 1, not implemented here) are reported as inconclusive, never refuted.
+by `must_pa.judge_cell`.  Outputs of simulations (RMSE, accuracy, …) are reported as
+inconclusive, never refuted.  Table 8's (δ_c,L, δ_c,U) — outputs of the Fourier accountant
+(Algorithm 1) — are judged against the certified δ_c(2) of the composed per-step pair
+(`claims.must_alg1.table8_cell`, `accounting.pld`), reading the pair's σ as mσ/C: the noise
+of Algorithm 2 step 10 over the clipping bound (the same C/σ as Table 6 needs).
 
 Table 9: the number m0 of distinct records in the final sample has, by linearity,
 E[m0] = n·η and Var[m0] = nη(1−η) + n(n−1)(p11 − η²) with p11 = Pr(two given records both
