@@ -83,7 +83,7 @@ def test_search_finds_thm31_upper_and_shrinks():
 
 
 @pytest.mark.parametrize("claim", ["bun/thm2.2", "bun/thm3.1:upper:corrected",
-                                   "must/table2:wr"])
+                                   "must/table2:wr", "bun/lemB.1:corrected"])
 def test_search_finds_nothing_where_claims_hold(claim):
     o = search(SPACES[claim], 4, seed=0)
     assert not o.found and o.tries > 0

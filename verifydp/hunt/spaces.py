@@ -129,7 +129,10 @@ def _lemb1(claim: str, base_replace: bool) -> Callable[[Params], InstanceResult]
         from verifydp.population import Population, PopulationPair, Relation
 
         small, big = Population.of({A: p["n"]}), Population.of({A: p["n"], X: 1})
-        p_pop, q_pop = (small, big) if p["p_small"] else (big, small)
+        # the corrected lemma is stated for P' = P ∪ {x} only (|P| the smaller dataset); the
+        # printed one for either orientation of the deletion pair
+        p_small = p["p_small"] or not base_replace
+        p_pop, q_pop = (small, big) if p_small else (big, small)
         m, mp = min(p["m"], p_pop.size), min(p["m_prime"], q_pop.size)
         inst = Instance({"m": m, "m_prime": mp, "P_size": p_pop.size},
                         PopulationPair(p_pop, q_pop, Relation.ADD_REMOVE), SRSWOR(m),
