@@ -82,8 +82,11 @@ def _seed(claim: str, round_: int) -> int:
 
 
 def hunt_task(claim: str, seconds: float, round_: int, witness_dir: str | None,
-              run_checker: bool) -> dict[str, Any]:
-    """Checker grid (round 1) and search; a JSON-able summary (picklable across processes)."""
+              run_checker: bool, deadline: float | None = None) -> dict[str, Any]:
+    """Checker grid (round 1) and search; a JSON-able summary (picklable across processes).
+
+    The search gets `seconds`, cut at `deadline` (wall clock, `time.time()`: shared by all
+    workers), so that a portfolio whose tasks queue behind slow ones still ends on time."""
     from verifydp.claims import Budget, get_claim
     from verifydp.claims.base import Verdict
     from verifydp.hunt.search import search
@@ -117,6 +120,8 @@ def hunt_task(claim: str, seconds: float, round_: int, witness_dir: str | None,
             out["refuted"] = True
     space = space_for(claim)
     left = seconds - (time.monotonic() - start)
+    if deadline is not None:
+        left = min(left, deadline - time.time())
     if space is not None and left > 0.5:
         def on_witness(r: Any, params: dict[str, Any], size: int) -> None:
             if r.witness is not None:
@@ -263,6 +268,7 @@ def run_hunt(claims: list[str], budget: float, workers: int, state_path: Path,
     state.interrupted = False
     start = time.monotonic()
     wall_start = time.time()
+    deadline = wall_start + budget
     pool = make_executor(executor, workers, address)
     wdir = str(witness_dir) if witness_dir else None
     try:
@@ -270,7 +276,7 @@ def run_hunt(claims: list[str], budget: float, workers: int, state_path: Path,
         round_ = max((state.claims.get(c, {}).get("rounds", 0) for c in claims), default=0) + 1
         if first:
             slice_ = budget * workers / len(first)
-            _run_round(pool, [(c, slice_, round_, wdir, True) for c in first], state,
+            _run_round(pool, [(c, slice_, round_, wdir, True, deadline) for c in first], state,
                        state_path, progress)
             round_ += 1
         for _ in range(MAX_ROUNDS):
@@ -279,7 +285,7 @@ def run_hunt(claims: list[str], budget: float, workers: int, state_path: Path,
             if left < 2 or not todo:
                 break
             slice_ = left * workers / len(todo)
-            _run_round(pool, [(c, slice_, round_, wdir, False) for c in todo], state,
+            _run_round(pool, [(c, slice_, round_, wdir, False, deadline) for c in todo], state,
                        state_path, progress)
             round_ += 1
     except KeyboardInterrupt:

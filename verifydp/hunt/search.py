@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import math
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from random import Random
 from typing import Any
 
 from hypothesis import HealthCheck, find, settings, target
-from hypothesis.errors import NoSuchExample
+from hypothesis.errors import Flaky, NoSuchExample
 
 from verifydp.claims.base import InstanceResult, Verdict
 from verifydp.hunt.spaces import HuntSpace
@@ -41,6 +43,34 @@ class SearchOutcome:
     @property
     def found(self) -> bool:
         return self.best is not None
+
+
+@contextlib.contextmanager
+def _hard_stop(stop: list[float]) -> Iterator[None]:
+    """Raise _TimeUp at stop[0] wherever the search is (main thread, POSIX only).
+
+    `refuted` checks the time on every evaluation, but hypothesis's target phase can spend
+    minutes on draws that never reach it (overruns, cache replays), so a timer enforces the
+    slice; it re-arms itself while stop[0] moves (the shrinking allowance)."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_alarm(signum: int, frame: object) -> None:
+        left = stop[0] - time.monotonic()
+        if left <= 0:
+            # re-armed first: an exception raised inside a finaliser is printed and dropped
+            signal.setitimer(signal.ITIMER_REAL, 0.2)
+            raise _TimeUp
+        signal.setitimer(signal.ITIMER_REAL, left + 0.05)
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(stop[0] - time.monotonic(), 0) + 0.05)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def search(space: HuntSpace, seconds: float, seed: int,
@@ -79,6 +109,11 @@ def search(space: HuntSpace, seconds: float, seed: int,
 
     cfg = settings(max_examples=10**6, deadline=None, database=None, derandomize=False,
                    suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
-    with contextlib.suppress(NoSuchExample, _TimeUp):
-        find(space.strategy, refuted, settings=cfg, random=Random(seed))
+    with contextlib.suppress(NoSuchExample, _TimeUp), _hard_stop(stop):
+        try:
+            find(space.strategy, refuted, settings=cfg, random=Random(seed))
+        except Flaky:
+            # the alarm interrupted a draw, and hypothesis's replay of it differs: time is up
+            if time.monotonic() <= stop[0]:
+                raise
     return out
