@@ -45,32 +45,48 @@ class SearchOutcome:
         return self.best is not None
 
 
+_TICK = 0.25
+
+
 @contextlib.contextmanager
 def _hard_stop(stop: list[float]) -> Iterator[None]:
-    """Raise _TimeUp at stop[0] wherever the search is (main thread, POSIX only).
+    """Raise _TimeUp at stop[0], and KeyboardInterrupt on Ctrl-C, wherever the search is (main
+    thread, POSIX only).
 
     `refuted` checks the time on every evaluation, but hypothesis's target phase can spend
     minutes on draws that never reach it (overruns, cache replays), so a timer enforces the
-    slice; it re-arms itself while stop[0] moves (the shrinking allowance)."""
+    slice; it re-arms itself while stop[0] moves (the shrinking allowance).  An exception
+    raised while a finaliser or gc callback runs is printed and dropped by Python, so both
+    are raised again on every tick until the search has left, and a Ctrl-C that was dropped
+    anyway is re-raised on the way out."""
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    interrupted = [False]
+
+    def on_int(signum: int, frame: object) -> None:
+        interrupted[0] = True
+        raise KeyboardInterrupt
 
     def on_alarm(signum: int, frame: object) -> None:
         left = stop[0] - time.monotonic()
+        signal.setitimer(signal.ITIMER_REAL, min(max(left, 0), _TICK) + 0.01)
+        if interrupted[0]:
+            raise KeyboardInterrupt
         if left <= 0:
-            # re-armed first: an exception raised inside a finaliser is printed and dropped
-            signal.setitimer(signal.ITIMER_REAL, 0.2)
             raise _TimeUp
-        signal.setitimer(signal.ITIMER_REAL, left + 0.05)
 
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, max(stop[0] - time.monotonic(), 0) + 0.05)
+    old_alarm = signal.signal(signal.SIGALRM, on_alarm)
+    old_int = signal.signal(signal.SIGINT, on_int)
+    signal.setitimer(signal.ITIMER_REAL, min(max(stop[0] - time.monotonic(), 0), _TICK) + 0.01)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.signal(signal.SIGALRM, old_alarm)
+        signal.signal(signal.SIGINT, old_int)
+    if interrupted[0]:
+        raise KeyboardInterrupt
 
 
 def search(space: HuntSpace, seconds: float, seed: int,
