@@ -10,7 +10,13 @@ from __future__ import annotations
 import sys
 import time
 
-from verifydp.claims.must_alg1 import T8_GRID, judge_fa_cell, law_pair, table8_cell
+from verifydp.claims.must_alg1 import (
+    T8_GRID,
+    judge_fa_cell,
+    law_pair,
+    printed_upper,
+    table8_cell,
+)
 from verifydp.claims.must_tables import (
     T8_B,
     T8_C,
@@ -34,7 +40,7 @@ def main() -> None:
         for scheme, (_, _, cell) in T8_PRINTED.items():
             if cell == "NA":
                 continue
-            upper = cell.strip("()").split(",")[1].strip().replace("×10^", "e")
+            upper = printed_upper(cell)
             t = time.time()
             br = table8_cell(scheme, sigma_m(scheme), conv, T8_GRID)
             verdict, why = judge_fa_cell(upper, br)

@@ -27,6 +27,7 @@ from verifydp.claims.must_alg1 import (
     check_alg1,
     composed_delta_bracket,
     judge_fa_cell,
+    printed_upper,
     table8_cell,
 )
 from verifydp.claims.must_pa import group_delta
@@ -286,5 +287,4 @@ def test_table8_delta_c_agrees_with_dp_accounting(scheme: str) -> None:
             .self_compose(T8_K).get_delta_for_epsilon(float(T8_EPS)) for pess in (False, True)]
     assert float(br.lo) <= peer[0] <= peer[1] <= float(br.hi)
     if scheme == "WOR":
-        printed_upper = float(T8_PRINTED["WOR"][2].strip("()").split(",")[1])
-        assert peer[0] > 1000 * printed_upper
+        assert peer[0] > 1000 * float(printed_upper(T8_PRINTED["WOR"][2]))

@@ -76,24 +76,20 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
              f"stored: claimed {obj['claimed']['value']}; actual {obj['actual']['value']}",
              "re-running the claim's certified check from scratch …"]
     res = get_claim(claim_id).check(Budget())
-    if not obj["params"]:  # a statement refuted as a whole
-        st = next((s for s in res.statements if s.text == obj["statement"]), None)
-        if st is None:
-            return ReplayReport(False, (*lines, "NOT confirmed: no such statement any more"))
-        lines.append(f"recomputed: {st.note}")
-        ok = st.verdict is Verdict.REFUTED
-        lines.append("CONFIRMED: the statement is refuted" if ok
-                     else f"NOT confirmed: the statement is now {st.verdict.value}")
-        return ReplayReport(ok, tuple(lines))
-    for st in res.statements:
-        if st.text != obj["statement"]:  # the same parameters may recur in other statements
-            continue
-        for inst in st.instances:
-            if _normal(inst.params) != key:
+    # the same parameters may recur in other statements: match the statement first
+    for st in (s for s in res.statements if s.text == obj["statement"]):
+        if not obj["params"]:  # a statement refuted as a whole
+            what, verdict = "statement", st.verdict
+            lines.append(f"recomputed: {st.note}")
+        else:
+            inst = next((i for i in st.instances if _normal(i.params) == key), None)
+            if inst is None:
                 continue
+            what, verdict = "instance", inst.verdict
             lines.append(f"recomputed: claimed {inst.claimed}; actual {inst.actual}")
-            ok = inst.verdict is Verdict.REFUTED
-            lines.append("CONFIRMED: the instance is refuted" if ok
-                         else f"NOT confirmed: the instance is now {inst.verdict.value}")
-            return ReplayReport(ok, tuple(lines))
-    return ReplayReport(False, (*lines, "NOT confirmed: the checker no longer has this instance"))
+        ok = verdict is Verdict.REFUTED
+        lines.append(f"CONFIRMED: the {what} is refuted" if ok
+                     else f"NOT confirmed: the {what} is now {verdict.value}")
+        return ReplayReport(ok, tuple(lines))
+    return ReplayReport(False, (*lines, "NOT confirmed: the checker no longer has this "
+                                        "statement or instance"))

@@ -191,10 +191,9 @@ class Claim:
         )
         witness = res.witness
         if witness is None and res.verdict is Verdict.REFUTED:
-            witness = next((i.witness for i in res.instances
-                            if i.verdict is Verdict.REFUTED and i.witness), None)
-        if witness is None and res.verdict is Verdict.REFUTED:
-            witness = _instance_witness(res)
+            witness = (next((i.witness for i in res.instances
+                             if i.verdict is Verdict.REFUTED and i.witness), None)
+                       or _instance_witness(res))
         return ClaimResult(
             res.claim, res.verdict, res.statements, witness,
             time.monotonic() - start, res.lp_sizes,

@@ -118,6 +118,11 @@ def composed_delta_bracket(scheme: str, n: int, b: int | None, m: int, sigma: Fr
     return Bracket(min(out[False], out[True]), out[True])
 
 
+def printed_upper(cell: str) -> str:
+    """δ_c,U of a printed Table 8 pair "(δ_c,L, δ_c,U)", as printed."""
+    return cell.strip("()").split(",")[1].strip()
+
+
 def judge_fa_cell(printed_upper: str, br: Bracket) -> tuple[Verdict, str]:
     """Printed (0, δ_U) from Algorithm 1: does δ(ε) ∈ [0, δ_U] (δ_U as rounded in print)?"""
     x = Fraction(printed_upper)

@@ -47,7 +47,7 @@ from verifydp.claims.base import (
     combine,
 )
 from verifydp.claims.base import statement as _statement
-from verifydp.claims.must_alg1 import judge_fa_cell, table8_cell
+from verifydp.claims.must_alg1 import judge_fa_cell, printed_upper, table8_cell
 from verifydp.claims.must_pa import _sci, group_delta, judge_cell
 from verifydp.designs.must import eta, eta_bracket, k_law
 from verifydp.exact.interval import Bracket, bracket
@@ -318,7 +318,7 @@ def _dc_cell(params: dict, scheme: str, printed: str, sigma_m: Bracket) -> Insta
     Poisson is reported, never decided: Algorithm 2 scales the noise by |Y|/m, so under
     Poisson sampling the noise itself depends on the random |Y| and the pair N(±K, (mσ/C)²)
     is only the |Y| = m approximation."""
-    upper = printed.strip("()").split(",")[1].strip()
+    upper = printed_upper(printed)
     for grid in T8_GRIDS[:1] if scheme == "Poisson" else T8_GRIDS:
         br = table8_cell(scheme, sigma_m, "sigma*m/C", grid)
         verdict, why = judge_fa_cell(upper, br)
