@@ -26,7 +26,7 @@ from verifydp.claims.base import (
     combine,
     statement,
 )
-from verifydp.claims.must_pa import judge_cell
+from verifydp.claims.must_pa import judge_cell, printed_interval
 from verifydp.claims.must_profiles import decide
 from verifydp.exact.interval import Bracket, bracket
 from verifydp.mechanisms.profiles import gaussian_hockey_stick
@@ -278,9 +278,8 @@ TABLE6 = {"rho": "0.1115", "rows": {"0.01": ("0.03", "0.03", "0.04"),
 
 def _zcdp_cell(params: dict, printed: str, lv: Fraction, rho: Fraction) -> InstanceResult:
     """Is sup{p : (ℓ, p) meets both ρ-zCDP constraints of Thm 6.3 ∀α>1} within the printed
-    rounding interval (v − h, v + h)?  Certified from both sides."""
-    v, h = F(printed), F(1, 2 * 10 ** len(printed.split(".")[1]))
-    lo, hi = v - h, v + h
+    rounding interval (`must_pa.printed_interval`)?  Certified from both sides."""
+    _, lo, hi = printed_interval(printed)
     claimed = f"{printed} (sup in ({float(lo)}, {float(hi)}))"
     if (al := testing.zcdp_violation(lv, lo, rho)) is not None:
         return InstanceResult(params, Verdict.REFUTED, claimed,
@@ -369,13 +368,13 @@ def _dgm_cell(params: dict, printed: str, value: Bracket, level: Fraction, mu: B
     if base.verdict is Verdict.HOLDS:
         return base
     tol = _mc_tolerance(level, mu)
-    v, h = F(printed), F(1, 2 * 10 ** len(printed.split(".")[1]))
+    _, lo, hi = printed_interval(printed)
     tag = f"tolerance ±{float(tol.hi):.4f} = {DGM_SE_FACTOR} Monte Carlo SE"
-    if value.hi < v - h - tol.hi or value.lo > v + h + tol.hi:
+    if value.hi < lo - tol.hi or value.lo > hi + tol.hi:
         return InstanceResult(params, Verdict.REFUTED, printed, base.actual,
                               f"outside the rounding interval by more than {tag}",
-                              margin=float(max(v - h - value.hi, value.lo - v - h)))
-    if v - h - tol.lo < value.lo and value.hi < v + h + tol.lo:
+                              margin=float(max(lo - value.hi, value.lo - hi)))
+    if lo - tol.lo < value.lo and value.hi < hi + tol.lo:
         return InstanceResult(params, Verdict.HOLDS, printed, base.actual,
                               f"does not round to the printed digits but lies within {tag}")
     return InstanceResult(params, Verdict.INCONCLUSIVE, printed, base.actual,

@@ -57,7 +57,7 @@ from verifydp.claims.base import (
     combine,
     statement,
 )
-from verifydp.claims.must_pa import group_delta
+from verifydp.claims.must_pa import group_delta, printed_interval
 from verifydp.exact.interval import Bracket, exp_bracket
 
 PAPER = "must"
@@ -125,17 +125,12 @@ def printed_upper(cell: str) -> str:
 
 def judge_fa_cell(printed_upper: str, br: Bracket) -> tuple[Verdict, str]:
     """Printed (0, δ_U) from Algorithm 1: does δ(ε) ∈ [0, δ_U] (δ_U as rounded in print)?"""
-    x = Fraction(printed_upper)
-    digits = printed_upper.lower().split("e")[0]
-    dec = len(digits.split(".")[1]) if "." in digits else 0
-    exp10 = int(printed_upper.lower().split("e")[1]) if "e" in printed_upper.lower() else 0
-    half = Fraction(1, 2) * Fraction(10) ** (exp10 - dec)
-    if br.hi < x - half:
+    _, lo, hi = printed_interval(printed_upper)
+    if br.hi < lo:
         return Verdict.HOLDS, "certified δ(ε) below the printed δ_U"
-    if br.lo > x + half:
+    if br.lo > hi:
         return Verdict.REFUTED, "certified δ(ε) above the printed δ_U"
     return Verdict.INCONCLUSIVE, "certified bracket overlaps the printed δ_U"
-
 
 
 def table8_cell(scheme: str, sigma_m: Bracket, convention: str = "sigma*m/C",

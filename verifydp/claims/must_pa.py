@@ -852,7 +852,7 @@ def t3_values(mech: str, theta: Fraction, eps: Fraction, scheme: str,
     return eps_b, Bracket(Fraction(lo_sum, s), Fraction(hi_sum, s) + tail)
 
 
-def _printed_interval(s: str) -> tuple[Fraction, Fraction, Fraction] | None:
+def printed_interval(s: str) -> tuple[Fraction, Fraction, Fraction] | None:
     """(value, lo, hi): the values that round to the printed string; None for exact "0"."""
     if s == "0":
         return None
@@ -869,7 +869,7 @@ def _printed_interval(s: str) -> tuple[Fraction, Fraction, Fraction] | None:
 
 
 def judge_cell(printed: str, b: Bracket) -> tuple[Verdict, str]:
-    iv = _printed_interval(printed)
+    iv = printed_interval(printed)
     if iv is None:
         if b.lo == b.hi == 0:
             return Verdict.HOLDS, "exactly 0"
