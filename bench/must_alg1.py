@@ -10,14 +10,14 @@ from __future__ import annotations
 import sys
 import time
 
-from verifydp.claims.must_alg1 import (
+from verifydp.claims.must.alg1 import (
     T8_GRID,
     judge_fa_cell,
     law_pair,
     printed_upper,
     table8_cell,
 )
-from verifydp.claims.must_tables import (
+from verifydp.claims.must.tables import (
     T8_B,
     T8_C,
     T8_EPS_P,

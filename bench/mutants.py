@@ -217,7 +217,11 @@ EPS_VALUES = (Fraction(1, 2), Fraction(1), Fraction(2), Fraction(1, 10))
 
 
 def _targets() -> list[Target]:
-    from verifydp.claims import bun, bun_cluster, bun_lemmas, must_pa, must_profiles
+    from verifydp.claims.bun import amplification as bun
+    from verifydp.claims.bun import cluster as bun_cluster
+    from verifydp.claims.bun import lemmas as bun_lemmas
+    from verifydp.claims.must import amplification as must_pa
+    from verifydp.claims.must import profiles as must_profiles
     from verifydp.population import Relation
 
     t: list[Target] = [

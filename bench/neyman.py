@@ -4,7 +4,7 @@
 Usage:  python bench/neyman.py [--json]
 
 Times `most_sensitive_neighbour` on the synthetic 12-stratum CBP population of
-`verifydp.claims.bun_neyman` (1,837,687 establishments, 78 record types; m = 10,000, ceil
+`verifydp.claims.bun.neyman` (1,837,687 establishments, 78 record types; m = 10,000, ceil
 rounding, population variance), one run each:
 
   neyman-search/size-classes  < 60 s   neighbours: one establishment of size 1..10,000
@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # run from a checkout even without an install
     sys.path.insert(0, str(REPO))
 
-from verifydp.claims.bun_neyman import (  # noqa: E402
+from verifydp.claims.bun.neyman import (  # noqa: E402
     LABELS,
     M_TARGET,
     PRINTED_DELTA,

@@ -22,12 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from verifydp.claims.bun import replace_pair  # noqa: E402
+from verifydp.casebook import replay  # noqa: E402
+from verifydp.claims.bun.amplification import replace_pair  # noqa: E402
 from verifydp.designs import SRSWOR  # noqa: E402
 from verifydp.population import Relation  # noqa: E402
 from verifydp.regress import peers  # noqa: E402
 from verifydp.regress.truth import design_worst_ratio, eps_of_ratio  # noqa: E402
-from verifydp.witness import replay, write_witness  # noqa: E402
+from verifydp.witness import write_witness  # noqa: E402
 
 SUPPORT = {  # what each peer supports (from its API), for the table
     "dp-accounting RDP": "Poisson (add/remove), sampling w/o replacement (replace-one); "

@@ -175,7 +175,7 @@ def bench_check_all() -> list[Result]:
     from verifydp.claims import catalogue
 
     expected = list(catalogue())
-    cmd = [sys.executable, "-m", "verifydp.cli", "check", "--all", "--json",
+    cmd = [sys.executable, "-m", "verifydp.cli.main", "check", "--all", "--json",
            "--no-witnesses", "--no-progress"]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
@@ -239,7 +239,7 @@ def bench_lp_random_size() -> list[Result]:
 def bench_cluster_k8() -> list[Result]:
     """Issue 3 target: certified worst case, cluster sampling ℓ = 3 of k = 8 clusters of sizes
     1-4 (all records distinct; orbit LP over interchangeable clusters), < 60 s."""
-    from verifydp.claims.bun_cluster import cluster_pair
+    from verifydp.claims.bun.cluster import cluster_pair
     from verifydp.designs import ClusterSRS
     from verifydp.worstcase import MechanismClass, worst_case_ratio
 

@@ -4,8 +4,8 @@ output 2, for every ε > 0 (a rational-function identity in t). So ε' ≥ ε: n
 
 from __future__ import annotations
 
-from verifydp.claims import bun
 from verifydp.claims.base import Budget, Verdict
+from verifydp.claims.bun import amplification as bun
 
 
 def prove() -> str:

@@ -3,8 +3,8 @@ terms of the printed bounds (Bun et al., §3 and §4.3), proved with sympy serie
 
 from __future__ import annotations
 
-from verifydp.claims import bun
 from verifydp.claims.base import Budget, Verdict
+from verifydp.claims.bun import amplification as bun
 
 
 def prove() -> list[str]:

@@ -35,7 +35,7 @@ from fractions import Fraction
 import sympy
 import z3
 
-from verifydp.claims import bun
+from verifydp.claims.bun import amplification as bun
 from verifydp.designs import SRSWOR
 from verifydp.exact.tfunc import T, exp_of, to_t
 from verifydp.population import Relation

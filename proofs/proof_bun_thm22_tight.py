@@ -45,7 +45,7 @@ from functools import cache
 import pytest
 import sympy
 
-from verifydp.claims import bun
+from verifydp.claims.bun import amplification as bun
 from verifydp.designs import SRSWOR
 from verifydp.exact.tfunc import EPS, T, exp_of, to_t
 from verifydp.population import Population, PopulationPair, RecordType, Relation

@@ -49,7 +49,8 @@ from math import lcm
 import pytest
 import sympy
 
-from verifydp.claims import bun, bun_cluster
+from verifydp.claims.bun import amplification as bun
+from verifydp.claims.bun import cluster as bun_cluster
 from verifydp.claims.checkers import Instance
 from verifydp.exact.dist import FiniteDist
 from verifydp.exact.tfunc import T, exp_of, to_t

@@ -32,7 +32,7 @@ from fractions import Fraction
 import sympy
 import z3
 
-from verifydp.claims.must_pa import eta_ow_frac, eta_wr_frac
+from verifydp.claims.must.amplification import eta_ow_frac, eta_wr_frac
 
 b, n, m, u, gamma = sympy.symbols("b n m u gamma", positive=True)
 ETA_OW = b / n * (1 - (1 - 1 / b) ** m)

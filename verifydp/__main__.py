@@ -2,6 +2,6 @@
 
 import sys
 
-from verifydp.cli import main
+from verifydp.cli.main import main
 
 sys.exit(main())

@@ -29,7 +29,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
-from verifydp.claims.must_pa import ncdf_bracket
+from verifydp.claims.must.amplification import ncdf_bracket
 from verifydp.exact.interval import _Evaluator, _mpf_to_fraction
 
 PREC = 128

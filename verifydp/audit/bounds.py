@@ -103,7 +103,7 @@ def _pure(spec: AuditSpec, claim: str, direction: str) -> Bound | None:
 
 
 def _thm22(spec: AuditSpec, m: int | Fraction, n: int, what: str) -> list[Bound]:
-    from verifydp.claims.bun import THM22_EPS
+    from verifydp.claims.bun.amplification import THM22_EPS
 
     cid = "bun/thm2.2"
     params = {"m": m, "n": n}
@@ -123,7 +123,7 @@ def _thm22(spec: AuditSpec, m: int | Fraction, n: int, what: str) -> list[Bound]
 
 def _lemb1(spec: AuditSpec, m: int | Fraction, n: int, jump: int, what: str) -> Bound:
     """Lemma B.1 (corrected: deletion-DP base, P' = P ∪ {x}); |P| = n − 1 is the worst size."""
-    from verifydp.claims.bun import LEMB1_EPS
+    from verifydp.claims.bun.amplification import LEMB1_EPS
 
     cid = "bun/lemB.1:corrected"
     bad = _relations(spec, Relation.ADD_REMOVE, Relation.ADD_REMOVE, cid, "upper") or \
@@ -147,7 +147,7 @@ def _srswor(spec: AuditSpec) -> list[Bound]:
 
 
 def _random_size(spec: AuditSpec) -> list[Bound]:
-    from verifydp.claims.bun import thm31_lower_expr, thm31_upper_expr
+    from verifydp.claims.bun.amplification import thm31_lower_expr, thm31_upper_expr
 
     law = spec.params["size_law"]
     up, lo = "bun/thm3.1:upper:corrected", "bun/thm3.1:lower"
@@ -168,7 +168,7 @@ def _random_size(spec: AuditSpec) -> list[Bound]:
 
 
 def _thm43(spec: AuditSpec, cid: str, sizes: list[int], what: str) -> Bound:
-    from verifydp.claims.bun import THM43_EPS
+    from verifydp.claims.bun.amplification import THM43_EPS
 
     r = spec.params["r"]
     bad = _relations(spec, Relation.ADD_REMOVE, Relation.ADD_REMOVE, cid, "upper") or \
@@ -268,7 +268,7 @@ def _neyman(spec: AuditSpec, delta_alloc: int | None) -> list[Bound]:
 
 
 def _clusters(spec: AuditSpec) -> list[Bound]:
-    from verifydp.claims.bun_cluster import THM51_EPS, THM52_EPS
+    from verifydp.claims.bun.cluster import THM51_EPS, THM52_EPS
 
     out = []
     sizes, k, ell = spec.clusters, len(spec.clusters), spec.params["ell"]

@@ -10,7 +10,7 @@ import csv
 from collections.abc import Sequence
 from pathlib import Path
 
-from verifydp.claims.bun_lemmas import (
+from verifydp.claims.bun.lemmas import (
     FIG2_EPS,
     FIG2_N,
     FIG2_PLOT_SIGMAS,

@@ -10,8 +10,7 @@ class UnknownClaim(KeyError):
 
 
 # one module per paper (or per part of a long paper); each defines CLAIMS
-MODULES = ("bun", "bun_cluster", "bun_general", "bun_lemmas", "bun_neyman", "must_pa", "must_profiles", "must_tables", "must_figs", "must_pair",
-           "must_alg1", "ebadi", "hu", "kifer")
+MODULES = ("bun", "must", "ebadi", "hu", "kifer")
 
 
 def catalogue() -> dict[str, Claim]:

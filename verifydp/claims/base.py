@@ -9,6 +9,7 @@ from enum import Enum
 from typing import Any
 
 from verifydp.witness import KindWitness, Witness
+from verifydp.witness.instance import InstanceWitness
 
 
 class Verdict(str, Enum):
@@ -160,8 +161,6 @@ class Budget:
 
 def _instance_witness(res: ClaimResult) -> KindWitness | None:
     """The first refuted instance as a replayable witness (claims without a dataset witness)."""
-    from verifydp.instance_witness import InstanceWitness
-
     for st in res.statements:
         for i in st.instances:
             if i.verdict is Verdict.REFUTED:

@@ -70,8 +70,8 @@ from verifydp.pinq.stability import (
     unary,
     z3_stability_bound,
 )
-from verifydp.pinq.witness import PinqWitness
 from verifydp.population import Relation
+from verifydp.witness.pinq import PinqWitness
 from verifydp.worstcase import MechanismClass, worst_case_ratio
 
 PAPER = "ebadi"

@@ -28,9 +28,9 @@ from verifydp.claims.base import (
     combine,
 )
 from verifydp.claims.base import statement as _statement
-from verifydp.claims.bun import check_thm22, replace_pair
-from verifydp.claims.bun import m as bun_m
-from verifydp.claims.bun import n as bun_n
+from verifydp.claims.bun.amplification import check_thm22, replace_pair
+from verifydp.claims.bun.amplification import m as bun_m
+from verifydp.claims.bun.amplification import n as bun_n
 from verifydp.claims.checkers import Instance, UpperCheck, check_hockey_upper, check_ratio_upper
 from verifydp.claims.series import first_order_coefficient
 from verifydp.designs import SRSWOR

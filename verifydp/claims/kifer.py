@@ -26,8 +26,8 @@ from verifydp.claims.base import (
     combine,
     statement,
 )
-from verifydp.claims.must_pa import judge_cell, printed_interval
-from verifydp.claims.must_profiles import decide
+from verifydp.claims.must.amplification import judge_cell, printed_interval
+from verifydp.claims.must.profiles import decide
 from verifydp.exact.interval import Bracket, bracket
 from verifydp.mechanisms.profiles import gaussian_hockey_stick
 from verifydp.semantics import barith as ba

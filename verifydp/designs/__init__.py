@@ -1,6 +1,6 @@
 """Sampling designs: exact, symmetry-reduced laws of the sample as count vectors.
 
-The brute-force oracle used by the tests lives in `verifydp.designs.naive`.
+The brute-force oracle used by the tests lives in `tests/oracles/naive_designs.py`.
 """
 
 from verifydp.designs.allocation import LinearSizeRule, ProportionalWOR, Rounding, round_allocation

@@ -2,7 +2,7 @@
 
 A sample is a count vector over an ordered universe of record types. Designs never know
 about mechanisms. Every design also has a naive enumerator over individual records, used
-only as a test oracle on tiny populations (see `verifydp.designs.naive`).
+only as a test oracle on tiny populations (see `tests/oracles/naive_designs.py`).
 """
 
 from __future__ import annotations

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verifydp.witness import atomic_write, witness_size, witness_stem, write_witness
+
 STATE_VERSION = 1
 MAX_ROUNDS = 6
 
@@ -39,20 +41,9 @@ class HuntError(ValueError):
 # ---------------------------------------------------------------- witnesses on disk
 
 
-def witness_size(obj: dict[str, Any]) -> int:
-    """Records in the witness's two datasets (what minimisation reduces)."""
-    pops = obj.get("populations")
-    if isinstance(pops, dict) and "P" in pops:
-        return sum(int(e.get("count", 1)) for side in ("P", "P_prime") for e in pops[side])
-    if "n" in obj:
-        return 2 * int(obj["n"])
-    return int(obj.get("size", 10**9))
-
-
 def offer_witness(witness: Any, directory: Path) -> tuple[Path, int, bool]:
     """Write `witness` unless a witness for the same claim at most as large is already there.
     Returns (path, size of the witness now on disk, whether this one was written)."""
-    from verifydp.witness import witness_stem, write_witness
 
     obj = witness.to_json()
     new_size = witness_size(obj)
@@ -223,9 +214,7 @@ class HuntState:
             raise HuntError(f"cannot read hunt state {path}: {exc}") from exc
 
     def save(self, path: Path) -> None:
-        from verifydp.witness import _atomic_write
-
-        _atomic_write(path, json.dumps(self.to_json(), indent=2) + "\n")
+        atomic_write(path, json.dumps(self.to_json(), indent=2) + "\n")
 
     def merge(self, task: dict[str, Any]) -> None:
         claim = task["claim"]
@@ -323,7 +312,6 @@ def _adopt_written(state: HuntState, claims: list[str], witness_dir: Path | None
     report (the files are complete: they are written atomically)."""
     if witness_dir is None:
         return
-    from verifydp.witness import witness_stem
 
     for c in claims:
         path = witness_dir / f"{witness_stem(c)}.json"

@@ -43,7 +43,7 @@ def _ratio_point(claim: str, expr, inst) -> InstanceResult:  # type: ignore[no-u
 
 
 def _thm22(p: Params) -> InstanceResult:
-    from verifydp.claims.bun import THM22_EPS, replace_pair
+    from verifydp.claims.bun.amplification import THM22_EPS, replace_pair
     from verifydp.claims.checkers import Instance
     from verifydp.designs import SRSWOR
     from verifydp.epsilon import EpsSpec
@@ -78,7 +78,7 @@ _nm = st.one_of(
 
 def _thm31(claim: str, two_eps: bool) -> Callable[[Params], InstanceResult]:
     def ev(p: Params) -> InstanceResult:
-        from verifydp.claims.bun import replace_pair, thm31_upper_expr
+        from verifydp.claims.bun.amplification import replace_pair, thm31_upper_expr
         from verifydp.claims.checkers import Instance
         from verifydp.designs import RandomSizeWOR
         from verifydp.epsilon import EpsSpec
@@ -99,7 +99,7 @@ _thm31_space = st.integers(1, 6).flatmap(lambda n: st.fixed_dictionaries(
 
 
 def _thm43(p: Params) -> InstanceResult:
-    from verifydp.claims.bun import THM43_EPS, add_pair
+    from verifydp.claims.bun.amplification import THM43_EPS, add_pair
     from verifydp.claims.checkers import Instance
     from verifydp.designs import ProportionalWOR, Rounding
     from verifydp.epsilon import EpsSpec
@@ -121,7 +121,7 @@ def _thm43_space() -> st.SearchStrategy[Params]:
 
 def _lemb1(claim: str, base_replace: bool) -> Callable[[Params], InstanceResult]:
     def ev(p: Params) -> InstanceResult:
-        from verifydp.claims.bun import LEMB1_EPS, A, X
+        from verifydp.claims.bun.amplification import LEMB1_EPS, A, X
         from verifydp.claims.checkers import Instance
         from verifydp.designs import SRSWOR
         from verifydp.epsilon import EpsSpec
@@ -152,8 +152,8 @@ _lemb1_space = st.fixed_dictionaries({
 
 def _group(claim: str, scheme: str) -> Callable[[Params], InstanceResult]:
     def ev(p: Params) -> InstanceResult:
-        from verifydp.claims import must_pa
-        from verifydp.claims.must_group import point_result
+        from verifydp.claims.must import amplification as must_pa
+        from verifydp.claims.must.group import point_result
         from verifydp.worstcase.group import GroupProfileClass
 
         formula = {"wr": must_pa.t2_wr, "wor": must_pa.t2_wor, "must-ow": must_pa.thm5_ow,
@@ -178,7 +178,7 @@ def _group_space(scheme: str) -> st.SearchStrategy[Params]:
 
 
 def _prop7(p: Params) -> InstanceResult:
-    from verifydp.claims.must_pa import eta_ow_frac, eta_wor_frac, eta_wr_frac
+    from verifydp.claims.must.amplification import eta_ow_frac, eta_wor_frac, eta_wr_frac
 
     n, b, m = p["n"], p["b"], p["m"]
     ow, wr, wor = eta_ow_frac(n, b, m), eta_wr_frac(n, m), eta_wor_frac(n, m)

@@ -130,7 +130,7 @@ def _thm22_sound_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
 
 
 def _thm22_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
-    from verifydp.claims.bun import THM22_EPS
+    from verifydp.claims.bun.amplification import THM22_EPS
 
     ref = printed_value(THM22_EPS, {"eps": Fraction(p["eps"]), "m": p["m"], "n": p["n"]})
     return _paper(p, ("ε'",), out, (ref,), tol)
@@ -139,7 +139,7 @@ def _thm22_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismat
 @functools.lru_cache(maxsize=1024)
 def thm22_worst(eps: float, m: int, n: int) -> Fraction:
     """Certified lower bound of the exact worst-case e^{ε'} of SRSWOR(m of n), replacement."""
-    from verifydp.claims.bun import replace_pair
+    from verifydp.claims.bun.amplification import replace_pair
     from verifydp.designs import SRSWOR
     from verifydp.population import Relation
     from verifydp.worstcase import MechanismClass, worst_case_ratio
@@ -180,7 +180,7 @@ def _thm43_sound_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
 
 
 def _thm43_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
-    from verifydp.claims.bun import THM43_EPS
+    from verifydp.claims.bun.amplification import THM43_EPS
 
     ref = printed_value(THM43_EPS, {"eps": Fraction(p["eps"]), "r": Fraction(p["r"])})
     return _paper(p, ("ε'",), out, (ref,), tol)
@@ -189,7 +189,7 @@ def _thm43_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismat
 @functools.lru_cache(maxsize=512)
 def thm43_worst(eps: float, r: float) -> Fraction:
     """Certified lower bound of the worst-case e^{ε'} over |P| = ⌈1/r⌉ … ⌈1/r⌉ + 3 (deletion)."""
-    from verifydp.claims.bun import add_pair
+    from verifydp.claims.bun.amplification import add_pair
     from verifydp.designs import ProportionalWOR, Rounding
     from verifydp.population import Relation
     from verifydp.worstcase import MechanismClass, worst_case_ratio
@@ -232,7 +232,7 @@ def k_max(claim: str, m: int) -> int:
 @functools.lru_cache(maxsize=4096)
 def _must_formula(claim: str, args: tuple[int, ...]) -> tuple[Fraction, tuple[Fraction, ...]]:
     """η and the coefficients c_j of δ' = Σ_j c_j δ_j of the printed formula (exact)."""
-    from verifydp.claims import must_pa
+    from verifydp.claims.must import amplification as must_pa
 
     formula = {"must/table2:wr": must_pa.t2_wr, "must/table2:wor": must_pa.t2_wor,
                "must/thm5:ow": must_pa.thm5_ow, "must/thm5:wo": must_pa.thm5_wo,
@@ -319,7 +319,7 @@ def must_worst(claim: str, eps: float, deltas: tuple[float, ...], n: int, b: int
                t_prime: Fraction) -> Fraction:
     """Certified lower bound of sup D_{t'}(M∘S(P) ‖ M∘S(P')) over base mechanisms with group
     profile `deltas` at e^ε ≥ t_below(ε) (substitution pair of size n)."""
-    from verifydp.claims.must_group import design_of
+    from verifydp.claims.must.group import design_of
     from verifydp.worstcase.group import GroupProfileClass, group_worst_hockey
 
     scheme = {"must/table2:wr": "wr", "must/table2:wor": "wor", "must/thm5:ow": "must-ow",
@@ -359,7 +359,7 @@ def _poisson_sound_domain(data: st.DataObject, over: Mapping[str, Any]) -> Param
 
 
 def _poisson_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
-    from verifydp.claims.must_pa import dsym, t2_poisson
+    from verifydp.claims.must.amplification import dsym, t2_poisson
 
     eta, dprime = t2_poisson(Fraction(p["gamma"]))
     d = _frac(sympy.sympify(dprime).subs(dsym(1), _rat(Fraction(p["deltas"][0]))))
@@ -371,7 +371,7 @@ def _poisson_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mism
 def poisson_worst(eps: float, delta: float, gamma: float, t_prime: Fraction) -> Fraction:
     """Certified lower bound of the worst-case δ at t' of Poisson(γ) on an add-remove pair
     (|P| = 1, 2), over (ε, δ)-add-remove-DP base mechanisms (Table 2: relation R, R)."""
-    from verifydp.claims.bun import add_pair
+    from verifydp.claims.bun.amplification import add_pair
     from verifydp.designs import Poisson
     from verifydp.population import Relation
     from verifydp.worstcase import MechanismClass

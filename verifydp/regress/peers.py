@@ -163,7 +163,7 @@ def generic_srs_truth(design: str, n: int, m: int, t: Fraction) -> Fraction:
     """Certified lower bound of the worst-case e^{ε'} over every e^ε = t replacement-DP base
     mechanism of SRSWOR(m) or SRSWR(m) on a replacement pair of size n (the LP's primal value,
     exact in rationals; it is the exact worst case whenever the dual certificate meets it)."""
-    from verifydp.claims.bun import replace_pair
+    from verifydp.claims.bun.amplification import replace_pair
     from verifydp.designs import SRSWOR, SRSWR
     from verifydp.population import Relation
     from verifydp.worstcase import MechanismClass, worst_case_ratio
@@ -180,7 +180,7 @@ def generic_srs_truth(design: str, n: int, m: int, t: Fraction) -> Fraction:
 def generic_poisson_truth(q: Fraction, t: Fraction) -> Fraction:
     """Exact worst-case e^{ε'} of Poisson(q) over every add/remove ε-DP base mechanism
     (add pair of size 1 and 2; the value does not depend on the size)."""
-    from verifydp.claims.bun import add_pair
+    from verifydp.claims.bun.amplification import add_pair
     from verifydp.designs import Poisson
     from verifydp.population import Relation
     from verifydp.worstcase import MechanismClass, worst_case_ratio
@@ -205,7 +205,7 @@ def autodp_wr_witness(n: int = 3, m: int = 2, t: Fraction = Fraction(2)):  # typ
     e^{ε'} = 1 + prob·(e^ε − 1) with prob = m/n, against the exact worst case (the engine)."""
     import sympy
 
-    from verifydp.claims.bun import replace_pair
+    from verifydp.claims.bun.amplification import replace_pair
     from verifydp.designs import SRSWR
     from verifydp.epsilon import EpsSpec
     from verifydp.exact.tfunc import EPS

@@ -98,7 +98,7 @@ def _best_tau(sigma: float, q: float, k: int, eps: float, remove: bool) -> float
 def gaussian_delta_lower(sigma: Fraction, q: Fraction, k: int, eps: Fraction) -> Fraction:
     """Certified lower bound of the true δ(ε) of k-fold Poisson(q)-subsampled Gaussian(σ)
     (add/remove, both directions; k a perfect square)."""
-    from verifydp.claims.must_pa import ncdf_bracket  # rigorous Φ at rationals, cached
+    from verifydp.claims.must.amplification import ncdf_bracket  # rigorous Φ at rationals, cached
 
     s = _sd(sigma, k)
     w = _weights(q, k)

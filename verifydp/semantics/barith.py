@@ -12,7 +12,7 @@ from math import isqrt
 
 from mpmath import libmp
 
-from verifydp.claims.must_pa import _exp_mpf
+from verifydp.claims.must.amplification import _exp_mpf
 from verifydp.exact.interval import Bracket, _mpf_to_fraction
 
 GRID_BITS = 192

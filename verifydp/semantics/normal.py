@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifydp.claims.must_pa import ncdf_bracket
+from verifydp.claims.must.amplification import ncdf_bracket
 from verifydp.exact.interval import Bracket
 from verifydp.semantics.barith import B, Num, neg
 

@@ -1,0 +1,71 @@
+"""Prop. 6.1 and its applications, Theorem 5.3 (Bun et al. §5.2, §6): verdicts and mutants."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+
+from verifydp.casebook import replay
+from verifydp.claims.base import Budget, Verdict
+from verifydp.claims.bun import general as bg
+from verifydp.designs import SRSWOR, PoissonPPS
+from verifydp.witness import write_witness
+
+
+def fast() -> Budget:
+    return Budget(fail_fast=True)
+
+
+def test_printed_verdicts(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    assert bg.check_prop61(Budget()).verdict is Verdict.HOLDS
+    assert bg.check_pps(Budget()).verdict is Verdict.HOLDS
+    assert bg.check_pps_cluster(Budget()).verdict is Verdict.HOLDS
+    assert bg.check_systematic(Budget()).verdict is Verdict.HOLDS
+    assert bg.check_thm53(Budget()).verdict is Verdict.PROVED
+    event = bg.check_thm53_event(Budget())
+    assert event.verdict is Verdict.REFUTED and event.witness is not None
+    assert replay(write_witness(event.witness, tmp_path)).confirmed
+    assert bg.check_thm53_event(
+        Budget(), bg.thm53_corrected_expr(), "c").verdict is Verdict.HOLDS
+
+
+def test_prop61_mutants_are_caught() -> None:
+    mutants = {
+        "drop the 1/(1 + …) factor": lambda pi, pi_, a, a_, qi_: (pi / pi_) * (a / a_),
+        "(a/a')²": lambda pi, pi_, a, a_, qi_: bg.prop61_bound(pi, pi_, a, a_, qi_) * a / a_,
+        "q' → q'/4": lambda pi, pi_, a, a_, qi_: bg.prop61_bound(pi, pi_, a, a_, qi_ / 4),
+    }
+    for name, bound in mutants.items():
+        assert bg.check_prop61(fast(), bound).verdict is Verdict.REFUTED, name
+
+
+def test_pps_bound_is_attained_exactly_by_randomized_response() -> None:
+    # ln(1 + a_i(e^ε − 1)) is attained exactly by randomized response on a unique record
+    pair = bg.pps_pair("x", "z")
+    u = pair.universe
+    for design in (PoissonPPS(Fraction(2), bg.SIZES), SRSWOR(2)):
+        law_p, law_q = design.sample_law(pair.p, u), design.sample_law(pair.q, u)
+        t = Fraction(2)
+        f = bg.randomized_response(u, "x", t)
+        a, _, _ = bg.element_split(law_p, u.index(bg.RecordType("x")), 1)
+        assert bg.binary_loss(bg.pr_accept(law_p, f), bg.pr_accept(law_q, f)) == 1 + a * (t - 1)
+
+
+def test_thm53_mutant_with_a_weaker_bound_holds_and_stronger_fails() -> None:
+    ell, k, ep, epp = sympy.symbols("ell k exp_ep exp_epp")
+    stronger = 1 + (epp - 1) * (ell / k) / (ell / k + (1 / ep**2) * (1 - ell / k))
+    assert bg.check_thm53_event(fast(), stronger).verdict is Verdict.REFUTED
+    weaker = 1 + (epp - 1) * (ell / k) / (ell / k + epp * (1 - ell / k))
+    assert bg.check_thm53_event(Budget(), weaker).verdict is Verdict.HOLDS
+
+
+def test_section6_mutants_are_caught() -> None:
+    assert bg.check_pps(fast(), strong_bound=lambda a, t: 1 + 2 * a * (t - 1)).verdict \
+        is Verdict.REFUTED
+    assert bg.check_pps(fast(), weak_bound=lambda a, t: t * t * a).verdict is Verdict.REFUTED
+    assert bg.check_pps(fast(), strong_bound=lambda a, t: t ** 2 * a).verdict is Verdict.REFUTED
+    assert bg.check_pps_cluster(fast(), min_large=1).verdict is Verdict.REFUTED  # small clusters
+    assert bg.check_systematic(fast(), lambda n, k: n // k + 1).verdict is Verdict.REFUTED
+    assert bg.check_systematic(fast(), lambda n, k: max(n // k - 1, 0)).verdict \
+        is Verdict.REFUTED

@@ -1,0 +1,167 @@
+"""The hunt: search finds and shrinks violations, never "finds" one where the checker says the
+claim holds, the portfolio keeps state, and killing a hunt loses no witness."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, settings
+
+from verifydp.casebook import replay
+from verifydp.claims.base import Verdict
+from verifydp.hunt.portfolio import HuntState, offer_witness, run_hunt
+from verifydp.hunt.search import search
+from verifydp.hunt.spaces import SPACES
+from verifydp.witness import witness_size, write_witness
+
+# minimal witnesses found by the hunt (pinned: each must stay a certified violation)
+PINNED = {
+    "bun/thm3.1:upper": {"n": 1, "law": {0: F(1, 3), 1: F(2, 3)}, "t": F(2)},
+    "bun/lemB.1": {"n": 1, "p_small": False, "m": 0, "m_prime": 1, "t": F(2)},
+    "must/prop7": {"n": 2, "b": 1, "m": 1},
+    "must/remark2": {"scheme": "wor", "n": 1, "m": 1},
+}
+
+
+@pytest.mark.parametrize("claim", sorted(PINNED))
+def test_pinned_minimal_witnesses_still_refute(claim, tmp_path):
+    res = SPACES[claim].evaluate(PINNED[claim])
+    assert res.verdict is Verdict.REFUTED
+    assert res.margin is not None and res.margin >= 0
+    if res.witness is not None:
+        assert replay(write_witness(res.witness, tmp_path)).confirmed
+
+
+def _sound(claim: str, params: dict, tmp: Path) -> None:
+    """Shared oracle: a refutation from a search point is certified (its witness replays)."""
+    res = SPACES[claim].evaluate(params)
+    if res.verdict is Verdict.REFUTED and res.witness is not None:
+        assert replay(write_witness(res.witness, tmp)).confirmed
+
+
+@settings(max_examples=6)
+@given(p=SPACES["bun/thm3.1:upper"].strategy)
+@example(p=PINNED["bun/thm3.1:upper"])
+def test_thm31_space_refutations_replay(p, tmp_path_factory):
+    _sound("bun/thm3.1:upper", p, tmp_path_factory.mktemp("w"))
+
+
+@settings(max_examples=6)
+@given(p=SPACES["bun/lemB.1"].strategy)
+@example(p=PINNED["bun/lemB.1"])
+def test_lemb1_space_refutations_replay(p, tmp_path_factory):
+    _sound("bun/lemB.1", p, tmp_path_factory.mktemp("w"))
+
+
+@settings(max_examples=20)
+@given(p=SPACES["must/prop7"].strategy)
+@example(p=PINNED["must/prop7"])
+def test_prop7_space_agrees_with_checker_rule(p):
+    res = SPACES["must/prop7"].evaluate(p)
+    # the checker's finding: the chain holds, the equality rule fails exactly at m = 1, b < n
+    assert (res.verdict is Verdict.REFUTED) == (p["m"] == 1 and p["b"] < p["n"])
+
+
+def test_search_shrinks_prop7_to_the_minimal_counterexample():
+    o = search(SPACES["must/prop7"], 20, seed=3)
+    assert o.found and o.best is not None
+    assert o.best[1] == {"n": 2, "b": 1, "m": 1}
+    assert o.first_size is not None and o.best[0] <= o.first_size
+
+
+def test_search_finds_thm31_upper_and_shrinks():
+    o = search(SPACES["bun/thm3.1:upper"], 30, seed=1)
+    assert o.found and o.best is not None
+    assert o.best[1]["n"] == 1
+
+
+@pytest.mark.parametrize("claim", ["bun/thm2.2", "bun/thm3.1:upper:corrected",
+                                   "must/table2:wr", "bun/lemB.1:corrected"])
+def test_search_finds_nothing_where_claims_hold(claim):
+    o = search(SPACES[claim], 4, seed=0)
+    assert not o.found and o.tries > 0
+    assert o.best_margin <= 0
+
+
+def test_portfolio_inline_state_and_resume(tmp_path):
+    state_path, wdir = tmp_path / "state.json", tmp_path / "w"
+    st = run_hunt(["must/prop7", "bun/thm2.2"], 6, 1, state_path, wdir)
+    assert st.claims["must/prop7"]["refuted"] and not st.claims["bun/thm2.2"]["refuted"]
+    assert st.claims["must/prop7"]["minimised"]["params"] == {"n": 2, "b": 1, "m": 1}
+    saved = HuntState.load(state_path)
+    assert saved.claims.keys() == st.claims.keys()
+    tries = saved.claims["bun/thm2.2"]["tries"]
+    st2 = run_hunt(["must/prop7", "bun/thm2.2"], 3, 1, state_path, wdir, resume=True)
+    assert st2.claims["bun/thm2.2"]["tries"] >= tries  # continued, not restarted
+    assert st2.claims["must/prop7"]["refuted"]
+
+
+def test_offer_witness_keeps_the_smaller(tmp_path):
+    small = SPACES["bun/thm3.1:upper"].evaluate(PINNED["bun/thm3.1:upper"]).witness
+    big = SPACES["bun/thm3.1:upper"].evaluate(
+        {"n": 3, "law": {0: F(1, 2), 3: F(1, 2)}, "t": F(2)}).witness
+    assert small is not None and big is not None
+    _, size, written = offer_witness(small, tmp_path)
+    assert written and size == 2
+    _, size, written = offer_witness(big, tmp_path)
+    assert not written and size == 2
+    assert witness_size(json.loads((tmp_path / "bun_thm3.1_upper.json").read_text())) == 2
+
+
+def test_killing_a_hunt_loses_no_witness(tmp_path):
+    wdir, state = tmp_path / "w", tmp_path / "state.json"
+    cmd = [sys.executable, "-m", "verifydp", "hunt", "bun/lemB.1", "bun/thm2.2",
+           "--budget", "120", "--workers", "1", "--no-progress", "--json",
+           "--witness-dir", str(wdir), "--state", str(state)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    target = wdir / "bun_lemB.1.json"
+    deadline = time.monotonic() + 120
+    while not target.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    assert target.exists(), proc.stderr.read().decode() if proc.poll() is not None else ""
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err.decode()
+    report = json.loads(out)
+    assert report["interrupted"]
+    assert replay(target).confirmed
+    saved = HuntState.load(state)
+    assert saved.interrupted and saved.claims["bun/lemB.1"]["refuted"]
+    # resume: the witness is kept (and only ever replaced by a smaller one)
+    res = subprocess.run([*cmd[:-8], "--budget", "4", "--workers", "1", "--no-progress",
+                          "--json", "--witness-dir", str(wdir), "--state", str(state),
+                          "--resume"], capture_output=True, cwd=tmp_path, timeout=300)
+    assert res.returncode == 0, res.stderr.decode()
+    final = {r["claim"]: r for r in json.loads(res.stdout)["claims"]}
+    assert final["bun/lemB.1"]["refuted"] and not final["bun/thm2.2"]["refuted"]
+    assert replay(target).confirmed
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["hunt"], "name at least one"),
+    (["hunt", "bun/thm2.2", "--workers", "0"], "--workers"),
+    (["hunt", "bun/thm2.2", "--resume", "--state", "/nonexistent/s.json"], "no hunt state"),
+    (["hunt", "nope/claim"], "unknown claim"),
+])
+def test_hunt_usage_errors(argv, msg, capsys):
+    from verifydp.cli.main import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert msg in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_unknown_executor_is_a_hunt_error():
+    from verifydp.hunt.portfolio import HuntError, make_executor
+
+    with pytest.raises(HuntError, match="unknown executor"):
+        make_executor("slurm", 2, None)

@@ -1,0 +1,13 @@
+"""Bun, Drechsler, Gaboardi, McMillan, Sarathy: privacy amplification for stratified and
+cluster sampling. Each module encodes one part of the paper; `CLAIMS` is their union."""
+
+from __future__ import annotations
+
+from verifydp.claims.base import Claim
+from verifydp.claims.bun import amplification, cluster, general, lemmas, neyman
+
+CLAIMS: list[Claim] = [
+    *amplification.CLAIMS, *cluster.CLAIMS, *general.CLAIMS, *lemmas.CLAIMS, *neyman.CLAIMS,
+]
+
+__all__ = ["CLAIMS"]

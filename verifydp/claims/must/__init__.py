@@ -1,0 +1,14 @@
+"""Zhao & Liu: privacy amplification by multistage sampling (MUST). Each module encodes one part
+of the paper; `CLAIMS` is their union."""
+
+from __future__ import annotations
+
+from verifydp.claims.base import Claim
+from verifydp.claims.must import alg1, amplification, figs, pair, profiles, tables
+
+CLAIMS: list[Claim] = [
+    *amplification.CLAIMS, *profiles.CLAIMS, *tables.CLAIMS, *figs.CLAIMS, *pair.CLAIMS,
+    *alg1.CLAIMS,
+]
+
+__all__ = ["CLAIMS"]

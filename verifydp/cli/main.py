@@ -1,0 +1,298 @@
+"""`verifydp` command line (README, command line).
+
+Exit status: 0 whatever the verdicts; 2 on usage errors (unknown claim, bad file);
+1 on internal errors. Errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from verifydp import __version__, convert
+from verifydp.casebook import replay, write_index
+from verifydp.claims import Budget, catalogue, get_claim
+from verifydp.claims.base import Verdict
+from verifydp.cli import audit as audit_cli
+from verifydp.cli import regress as regress_cli
+from verifydp.cli.errors import EXIT_INTERNAL, EXIT_USAGE, UsageError
+from verifydp.hunt.portfolio import HuntError, HuntState, offer_witness, run_hunt
+from verifydp.witness import WitnessFormatError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="verifydp",
+        description="Exact verification of privacy-amplification claims about sampling designs.",
+    )
+    p.add_argument("--version", action="version", version=f"verifydp {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("claims", help="list claim ids with one-line descriptions").add_argument(
+        "--json", action="store_true", help="machine-readable output"
+    )
+
+    c = sub.add_parser("check", help="check claims against the exact worst case")
+    c.add_argument("claims", nargs="*", metavar="CLAIM_ID")
+    c.add_argument("--all", action="store_true", help="check every claim in the catalogue")
+    c.add_argument("--json", action="store_true", help="one JSON object per claim, as a list")
+    c.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="wall-clock budget per claim (instances left unchecked are not counted)")
+    c.add_argument("--witness-dir", type=Path, default=Path("counterexamples"), metavar="DIR",
+                   help="where witnesses of refuted claims are written, unless a smaller one for "
+                        "the same claim is already there (default: counterexamples)")
+    c.add_argument("--no-witnesses", action="store_true", help="do not write witness files")
+    c.add_argument("--no-progress", action="store_true", help="no progress bar")
+    c.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="claims checked in parallel by N local processes (default: all cores)")
+
+    h = sub.add_parser("hunt", help="search for violations (checker grids + hypothesis search)")
+    h.add_argument("claims", nargs="*", metavar="CLAIM_ID")
+    h.add_argument("--all", action="store_true", help="hunt every claim in the catalogue")
+    h.add_argument("--budget", type=float, default=600.0, metavar="SECONDS",
+                   help="total wall-clock budget shared by the claims (default 600)")
+    h.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="parallel tasks (default: all cores)")
+    h.add_argument("--state", type=Path, default=Path(".verifydp/hunt-state.json"),
+                   metavar="FILE", help="progress file, rewritten after every task")
+    h.add_argument("--resume", action="store_true",
+                   help="continue from --state: skip claims already refuted or checked")
+    h.add_argument("--witness-dir", type=Path, default=Path("counterexamples"), metavar="DIR",
+                   help="where witnesses go; a file is only replaced by a smaller witness")
+    h.add_argument("--no-witnesses", action="store_true", help="do not write witness files")
+    h.add_argument("--executor", choices=("local", "dask", "ray"), default="local",
+                   help="where tasks run (dask/ray: see docs/hunting.md)")
+    h.add_argument("--address", default=None, help="scheduler address for dask or ray")
+    h.add_argument("--json", action="store_true", help="machine-readable report")
+    h.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    r = sub.add_parser("replay", help="re-verify a witness file from scratch")
+    r.add_argument("file", type=Path)
+    r.add_argument("--json", action="store_true")
+
+    audit_cli.register(sub)
+    convert.register(sub)
+    regress_cli.register(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "claims":
+            return cmd_claims(args)
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command == "replay":
+            return cmd_replay(args)
+        if args.command == "hunt":
+            return cmd_hunt(args)
+        if args.command == "audit":
+            return audit_cli.run(args)
+        if args.command == "convert":
+            return convert.run(args)
+        if args.command == "regress":
+            return regress_cli.run(args)
+    except UsageError as exc:
+        print(f"verifydp: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("verifydp: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
+        print(f"verifydp: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    parser.error(f"unknown command {args.command}")
+    return EXIT_USAGE
+
+
+def cmd_claims(args: argparse.Namespace) -> int:
+    cat = catalogue()
+    if args.json:
+        print(json.dumps(
+            [{"claim": c.id, "paper": c.paper, "where": c.where, "summary": c.summary}
+             for c in cat.values()], indent=2,
+        ))
+        return 0
+    width = max(len(k) for k in cat)
+    for c in cat.values():
+        print(f"{c.id:<{width}}  {c.summary}")
+    return 0
+
+
+def _selected(args: argparse.Namespace) -> list[str]:
+    cat = catalogue()
+    if args.all and args.claims:
+        raise UsageError("give claim ids or --all, not both")
+    if not args.all and not args.claims:
+        raise UsageError("name at least one CLAIM_ID, or use --all (see `verifydp claims`)")
+    if args.budget is not None and args.budget <= 0:
+        raise UsageError("--budget must be a positive number of seconds")
+    ids = list(cat) if args.all else list(args.claims)
+    unknown = [i for i in ids if i not in cat]
+    if unknown:
+        raise UsageError(f"unknown claim {unknown[0]!r} (run `verifydp claims` to list them)")
+    return ids
+
+
+def _check_one(claim_id: str, budget: float | None, witness_dir: str | None) -> dict:
+    """Run one claim in a worker; return its JSON object (witness written by the worker)."""
+    res = get_claim(claim_id).check(Budget(budget))
+    path = None
+    if res.verdict is Verdict.REFUTED and res.witness and witness_dir is not None:
+        # the corpus keeps one minimal witness per claim: a larger one never replaces it
+        path = str(offer_witness(res.witness, Path(witness_dir))[0])
+    return res.to_json(path)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    ids = _selected(args)
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    workers = args.workers or os.cpu_count() or 1
+    witness_dir = None if args.no_witnesses else str(args.witness_dir)
+    results: dict[str, dict] = {}
+    show_progress = not args.no_progress and sys.stderr.isatty()
+    with _progress(show_progress) as progress:
+        task = progress.add_task("checking", total=len(ids))
+        if workers == 1 or len(ids) == 1:
+            for cid in ids:
+                progress.update(task, description=f"checking {cid}")
+                results[cid] = _check_one(cid, args.budget, witness_dir)
+                progress.advance(task)
+        else:
+            with ProcessPoolExecutor(max_workers=min(workers, len(ids))) as pool:
+                futures = {pool.submit(_check_one, cid, args.budget, witness_dir): cid
+                           for cid in ids}
+                for fut in as_completed(futures):
+                    results[futures[fut]] = fut.result()
+                    progress.update(task, description=f"done {futures[fut]}")
+                    progress.advance(task)
+    ordered = [results[cid] for cid in ids]
+    if witness_dir is not None and any(o["witness"] for o in ordered):
+        write_index(Path(witness_dir))
+    if args.json:
+        print(json.dumps(ordered, indent=2))
+    else:
+        _table(ordered)
+    return 0
+
+
+def _progress(enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(), console=Console(stderr=True), disable=not enabled, transient=True,
+    )
+
+
+def _table(results: list[dict]) -> None:
+    colours = {"refuted": "red", "holds-on-instance": "green", "proved": "cyan",
+               "inconclusive": "yellow"}
+    table = Table(title="verifydp verdicts", show_lines=False)
+    table.add_column("claim", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("instances", justify="right")
+    table.add_column("time", justify="right")
+    table.add_column("detail / witness")
+    for obj in results:
+        v = obj["verdict"]
+        detail = obj["detail"]["summary"]
+        if obj["witness"]:
+            detail += f"  [witness: {obj['witness']}]"
+        table.add_row(obj["claim"], f"[{colours[v]}]{v}[/]", str(len(obj["instances"])),
+                      f"{obj['detail']['seconds']:.1f}s", detail)
+    Console(width=160).print(table)
+
+
+def cmd_hunt(args: argparse.Namespace) -> int:
+    ids = _selected(args)
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.resume and not args.state.exists():
+        raise UsageError(f"--resume: no hunt state at {args.state}")
+    workers = args.workers or os.cpu_count() or 1
+    witness_dir = None if args.no_witnesses else args.witness_dir
+    show = not args.no_progress and sys.stderr.isatty()
+    interrupted = False
+    with _progress(show) as progress:
+        task = progress.add_task("hunting", total=len(ids))
+
+        def tick(result: dict) -> None:
+            if result["round"] == 1 or result.get("checked"):
+                progress.advance(task)
+            progress.update(task, description=f"hunting (last: {result['claim']})")
+
+        try:
+            state = run_hunt(ids, args.budget, workers, args.state, witness_dir,
+                             resume=args.resume, executor=args.executor,
+                             address=args.address, progress=tick)
+        except HuntError as exc:
+            raise UsageError(str(exc)) from exc
+        except KeyboardInterrupt:
+            interrupted = True
+            state = HuntState.load(args.state)
+    if witness_dir is not None and witness_dir.exists():
+        write_index(witness_dir)
+    rows = [{"claim": c, **state.claims.get(c, {})} for c in ids]
+    report = {"budget_s": args.budget, "workers": workers, "interrupted": interrupted,
+              "state": str(args.state), "claims": rows}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        _hunt_table(rows)
+        if interrupted:
+            print(f"interrupted: progress saved to {args.state}; continue with --resume",
+                  file=sys.stderr)
+    return 130 if interrupted else 0
+
+
+def _hunt_table(rows: list[dict]) -> None:
+    table = Table(title="verifydp hunt")
+    for col, just in (("claim", "left"), ("result", "left"), ("tries", "right"),
+                      ("best margin", "right"), ("1st witness", "right"),
+                      ("minimised", "left"), ("witness", "left")):
+        table.add_column(col, justify=just, no_wrap=col == "claim")  # type: ignore[arg-type]
+    for r in rows:
+        found = r.get("refuted")
+        result = "[red]violation[/]" if found else (
+            "none found" if r.get("searched") else f"grid only: {r.get('check_verdict', '?')}")
+        if r.get("error"):
+            result += f" [yellow](search error: {r['error'][:60]})[/]"
+        bm = r.get("best_margin")
+        mini = r.get("minimised")
+        table.add_row(
+            r["claim"], result, str(r.get("tries", 0)),
+            "—" if bm is None else f"{bm:.3g}",
+            "—" if r.get("first_witness_s") is None else f"{r['first_witness_s']:.1f}s",
+            f"size {mini['first_size']} → {mini['final_size']}" if mini else "—",
+            r.get("witness") or ("(printed numbers, no dataset)" if found else ""))
+    Console(width=170).print(table)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    if not args.file.exists():
+        raise UsageError(f"no such witness file: {args.file}")
+    try:
+        report = replay(args.file)
+    except WitnessFormatError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.json:
+        print(json.dumps({"file": str(args.file), "confirmed": report.confirmed,
+                          "lines": list(report.lines)}, indent=2))
+    else:
+        print("\n".join(report.lines))
+    return 0 if report.confirmed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
