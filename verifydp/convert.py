@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket
-from verifydp.semantics import barith as ba
 from verifydp.semantics import gaussian, tails, testing
 
 _DELTA_MIN = Fraction(1, 10**50)  # smallest δ searched (far above the 2^-192 grid)

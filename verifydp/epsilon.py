@@ -8,7 +8,8 @@ from typing import Any
 
 import sympy
 
-from verifydp.exact.interval import Bracket, bracket, brackets_for_eps
+from verifydp.exact.interval import Bracket, bracket
+from verifydp.exact.special import brackets_for_eps
 from verifydp.exact.tfunc import EPS
 
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from verifydp.exact.interval import exp_bracket, log_bracket
-from verifydp.semantics import barith as ba
+from verifydp.exact import barith as ba
+from verifydp.exact.special import exp_bracket, log_bracket
 from verifydp.semantics import gaussian, tails, testing
 from verifydp.semantics.normal import phi, phi_inv
 

@@ -162,17 +162,6 @@ def test_sample_law_enumeration_detects_difference() -> None:
 # ---------------------------------------------------------------- Table 3
 
 
-def test_ncdf_bracket() -> None:
-    import mpmath
-
-    for x in (Fraction(-18), Fraction(-3, 2), Fraction(0), Fraction(1, 7), Fraction(12)):
-        b = mp.ncdf_bracket(x)
-        with mpmath.workdps(50):
-            ref = Fraction(mpmath.nstr(mpmath.ncdf(mpmath.mpf(x.numerator) / x.denominator), 45))
-        assert b.width < Fraction(1, 10**30) * max(Fraction(1, 10**40), b.hi)
-        assert abs(ref - b.lo) <= Fraction(1, 10**30) * b.hi
-
-
 def test_judge_cell() -> None:
     assert mp.judge_cell("7.47e-6", Bracket(Fraction(7466, 10**9), Fraction(7474, 10**9)))[0] \
         is Verdict.HOLDS

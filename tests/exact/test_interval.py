@@ -15,11 +15,9 @@ from verifydp.exact.interval import (
     Bracket,
     IntervalDomainError,
     bracket,
-    brackets_for_eps,
-    exp_bracket,
-    log_bracket,
     rational_in,
 )
+from verifydp.exact.special import brackets_for_eps, exp_bracket, log_bracket
 from verifydp.exact.tfunc import EPS, T, eval_at_t, exp_of, to_t
 
 x, y = sp.symbols("x y", real=True)

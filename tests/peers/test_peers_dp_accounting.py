@@ -13,7 +13,7 @@ import pytest
 
 pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
 
-from verifydp.exact.interval import exp_bracket  # noqa: E402
+from verifydp.exact.special import exp_bracket  # noqa: E402
 from verifydp.mechanisms.profiles import gaussian_profile  # noqa: E402
 
 TOL = 1e-6  # discretisation of the peer's privacy-loss distribution

@@ -86,7 +86,7 @@ def test_different_sizes_under_replacement_dp_is_infinite() -> None:
 
 def test_irrational_eps_brackets_the_truth() -> None:
     # true value 1 + (1/2)(e^{2·(1/2)} − 1) = (1 + e)/2 for SRS m = n/2, deletion base
-    from verifydp.exact.interval import brackets_for_eps
+    from verifydp.exact.special import brackets_for_eps
 
     lo, hi = brackets_for_eps(F(1, 2))
     lp, lq = laws(SRSWOR(3), replace_pair(6))

@@ -29,8 +29,8 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
-from verifydp.claims.must.amplification import ncdf_bracket
-from verifydp.exact.interval import _Evaluator, _mpf_to_fraction
+from verifydp.exact.interval import Evaluator, mpf_to_fraction
+from verifydp.exact.special import ncdf as ncdf_bracket
 
 PREC = 128
 SCALE_BITS = 64  # masses are integers m standing for m / 2^SCALE_BITS
@@ -80,7 +80,7 @@ def gaussian_pair(sigma: Fraction) -> MixturePair:
 
 def loss_brackets(pair: MixturePair, taus: list[Fraction]) -> list[tuple[Fraction, Fraction]]:
     """Rigorous (lo, hi) of L(τ) = log p(τ) − log q(τ) at each τ."""
-    ev = _Evaluator(PREC)
+    ev = Evaluator(PREC)
     s2 = pair.sigma * pair.sigma
     ws = [(l, ev.from_fraction(w)) for l, w in pair.weights if w]  # noqa: E741
     # c_l = e^{−l²/(2σ²)} (the same for a = ±1; a = 0 has no z-dependence and c = 1)
@@ -105,7 +105,7 @@ def loss_brackets(pair: MixturePair, taus: list[Fraction]) -> list[tuple[Fractio
         zinv = one / z
         val = ev.log(mixture(pair.a, z, zinv)) - ev.log(mixture(pair.b, z, zinv))
         lo, hi = val._mpi_
-        out.append((_mpf_to_fraction(lo), _mpf_to_fraction(hi)))
+        out.append((mpf_to_fraction(lo), mpf_to_fraction(hi)))
     return out
 
 

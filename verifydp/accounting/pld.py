@@ -38,7 +38,7 @@ from math import ceil, floor
 
 from verifydp.accounting.intconv import convolve
 from verifydp.accounting.pair import SCALE_BITS, Cells, MixturePair, cells
-from verifydp.exact.interval import Bracket, _Evaluator, _mpf_to_fraction
+from verifydp.exact.interval import Bracket, Evaluator, mpf_to_fraction
 
 _PREC = 128
 
@@ -63,9 +63,9 @@ class _Dist:
     inf: int = 0
 
 
-def _exp_enclosure(ev: _Evaluator, x: Fraction) -> tuple[Fraction, Fraction]:
+def _exp_enclosure(ev: Evaluator, x: Fraction) -> tuple[Fraction, Fraction]:
     lo, hi = ev.exp(ev.from_fraction(x))._mpi_
-    return _mpf_to_fraction(lo), _mpf_to_fraction(hi)
+    return mpf_to_fraction(lo), mpf_to_fraction(hi)
 
 
 def _step(c: Cells, grid: Grid, upper: bool) -> _Dist:
@@ -74,7 +74,7 @@ def _step(c: Cells, grid: Grid, upper: bool) -> _Dist:
     w_lo, w_hi = -grid.step_window * hgrid, grid.step_window * hgrid
     acc: dict[int, int] = {}
     inf = 0
-    ev = _Evaluator(_PREC)
+    ev = Evaluator(_PREC)
     h = Fraction(1, hgrid)
     e_h = _exp_enclosure(ev, h)
     den_lo, den_hi = e_h[0] - 1, e_h[1] - 1  # e^h − 1
@@ -171,7 +171,7 @@ def _power(step: _Dist, k: int, upper: bool, s_lo: int, s_hi: int) -> _Dist:
 
 def _expectation(d: _Dist, eps: Fraction, lattice: int, upper: bool) -> Fraction:
     """2^-SCALE_BITS (Σ_j v_j g(s_j) + inf), g(s) = 1 − e^{ε−s} for s > ε, outward."""
-    ev = _Evaluator(_PREC)
+    ev = Evaluator(_PREC)
     h = Fraction(1, lattice)
     j0 = max(floor(eps * lattice) + 1, d.off)  # first lattice point with s > ε
     if j0 > d.off + len(d.v) - 1:
@@ -187,7 +187,7 @@ def _expectation(d: _Dist, eps: Fraction, lattice: int, upper: bool) -> Fraction
                 total = total + ev.from_fraction(Fraction(vj)) * (one - e)
             e = e * step
     lo, hi = total._mpi_
-    val = _mpf_to_fraction(hi if upper else lo) + (d.inf if upper else 0)
+    val = mpf_to_fraction(hi if upper else lo) + (d.inf if upper else 0)
     return max(val, Fraction(0)) / (1 << SCALE_BITS)
 
 

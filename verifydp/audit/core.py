@@ -29,7 +29,7 @@ from verifydp.audit.report import ExactPoint, HockeyPoint, Report, Suggestion, V
 from verifydp.audit.spec import AuditSpec, DesignFileError, build_design, load_design
 from verifydp.designs import DesignError
 from verifydp.epsilon import EpsSpec
-from verifydp.exact.interval import brackets_for_eps
+from verifydp.exact.special import brackets_for_eps
 from verifydp.population import Relation
 from verifydp.witness import Witness, write_witness
 from verifydp.worstcase import MechanismClass, RegionTooLarge, worst_case_hockey, worst_case_ratio

@@ -28,9 +28,9 @@ from verifydp.claims.base import (
 )
 from verifydp.claims.must.amplification import judge_cell, printed_interval
 from verifydp.claims.must.profiles import decide
+from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket, bracket
 from verifydp.mechanisms.profiles import gaussian_hockey_stick
-from verifydp.semantics import barith as ba
 from verifydp.semantics import bayes, census, dgauss, gaussian, tails, testing
 from verifydp.semantics.normal import phi, phi_bar, phi_inv
 

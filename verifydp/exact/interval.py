@@ -20,12 +20,13 @@ from mpmath.ctx_iv import MPIntervalContext
 
 __all__ = [
     "Bracket",
+    "Evaluator",
     "IntervalDomainError",
     "bracket",
-    "brackets_for_eps",
-    "exp_bracket",
-    "log_bracket",
+    "iv_to_bracket",
+    "mpf_to_fraction",
     "rational_in",
+    "substitute",
 ]
 
 Rat = Fraction | int
@@ -182,7 +183,7 @@ def _decimal_str(x: Fraction, digits: int, up: bool) -> str:
 # --------------------------------------------------------------------------- mpf <-> Fraction
 
 
-def _mpf_to_fraction(v: tuple[int, int, int, int]) -> Fraction:
+def mpf_to_fraction(v: tuple[int, int, int, int]) -> Fraction:
     """Exact value of a raw mpf tuple; infinities/NaN are refused (no finite enclosure)."""
     sign, man, exp, bc = v
     if man == 0:
@@ -208,7 +209,7 @@ class IntervalDomainError(ValueError):
         self.retryable = retryable
 
 
-class _Evaluator:
+class Evaluator:
     """Recursive rigorous evaluation of a numeric sympy tree in a private iv context."""
 
     def __init__(self, prec: int) -> None:
@@ -379,16 +380,16 @@ class _Evaluator:
 def _float_to_fraction(f: sympy.Float) -> Fraction:
     """The exact binary value of a sympy Float."""
     v = f._mpf_
-    return _mpf_to_fraction(v)
+    return mpf_to_fraction(v)
 
 
-def _iv_to_bracket(iv: Any) -> Bracket:
+def iv_to_bracket(iv: Any) -> Bracket:
     lo, hi = iv._mpi_
     # mpf endpoints are dyadic rationals, so this conversion is exact: no widening needed.
-    return Bracket(_mpf_to_fraction(lo), _mpf_to_fraction(hi))
+    return Bracket(mpf_to_fraction(lo), mpf_to_fraction(hi))
 
 
-def _substitute(expr: sympy.Basic, subs: Mapping[sympy.Symbol, Rat] | None) -> sympy.Basic:
+def substitute(expr: sympy.Basic, subs: Mapping[sympy.Symbol, Rat] | None) -> sympy.Basic:
     expr = sympy.sympify(expr)
     if subs:
         repl = {}
@@ -418,7 +419,7 @@ def bracket(
         return Bracket.point(expr)
     if prec_bits < 16:
         raise ValueError("prec_bits must be at least 16")
-    e = _substitute(expr, subs)
+    e = substitute(expr, subs)
     if isinstance(e, sympy.Rational):
         return Bracket.point(Fraction(int(e.p), int(e.q)))
     free = e.free_symbols
@@ -431,31 +432,11 @@ def bracket(
     prec = prec_bits
     while True:
         try:
-            return _iv_to_bracket(_Evaluator(prec).eval(e))
+            return iv_to_bracket(Evaluator(prec).eval(e))
         except IntervalDomainError as err:
             if not err.retryable or prec * 4 > cap:
                 raise
             prec *= 4
-
-
-def exp_bracket(x: Rat, prec_bits: int = 128) -> Bracket:
-    """Rigorous bracket of e^x for rational x."""
-    x = _as_fraction(x)
-    if x == 0:
-        return Bracket.point(1)
-    ev = _Evaluator(prec_bits)
-    return _iv_to_bracket(ev.exp(ev.from_fraction(x)))
-
-
-def log_bracket(x: Rat, prec_bits: int = 128) -> Bracket:
-    """Rigorous bracket of log x for rational x > 0."""
-    x = _as_fraction(x)
-    if x <= 0:
-        raise ValueError(f"log of non-positive number {x}")
-    if x == 1:
-        return Bracket.point(0)
-    ev = _Evaluator(prec_bits)
-    return _iv_to_bracket(ev.log(ev.from_fraction(x)))
 
 
 def rational_in(b: Bracket) -> Fraction:
@@ -486,17 +467,3 @@ def _simplest_between(a: Fraction, b: Fraction) -> Fraction:
     for fl in reversed(parts):
         x = fl + 1 / x
     return x
-
-
-_EPS_REL_TOL = Fraction(1, 10**30)
-
-
-def brackets_for_eps(eps: Rat) -> tuple[Fraction, Fraction]:
-    """Rationals t_lo <= e^eps <= t_hi with (t_hi - t_lo) < 1e-30 * t_lo."""
-    eps = _as_fraction(eps)
-    prec = 128
-    while True:
-        b = exp_bracket(eps, prec_bits=prec)
-        if b.width < _EPS_REL_TOL * b.lo:
-            return b.lo, b.hi
-        prec *= 2

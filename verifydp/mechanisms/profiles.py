@@ -4,7 +4,8 @@ Two routes to the same numbers, kept apart on purpose:
 
 * closed forms (`laplace_profile`, `gaussian_profile` and their group versions), evaluated
   rigorously as `Bracket`s.  The Gaussian one needs the normal cdf; `bracket_special`
-  extends the interval evaluator of `verifydp.exact.interval` with ``erf``/``erfc`` nodes.
+  extends the interval evaluator of `verifydp.exact.interval` with ``erf``/``erfc`` nodes,
+  enclosed by `verifydp.exact.special.erfc_mpf` (the package's one Φ).
 * the hockey-stick divergence itself, ``D_{e^ε}(P‖Q) = ∫ max(0, p(x) − e^ε q(x)) dx``,
   integrated numerically from the two densities with ``mpmath.quad`` at 50 digits
   (`laplace_hockey_stick`, `gaussian_hockey_stick`).  Only the region ``{p > e^ε q}`` is
@@ -25,19 +26,20 @@ from typing import Any
 
 import mpmath
 import sympy
-from mpmath import libmp
 
 from verifydp.exact.interval import (
     Bracket,
+    Evaluator,
     IntervalDomainError,
-    _Evaluator,
-    _iv_to_bracket,
-    _substitute,
+    iv_to_bracket,
+    substitute,
 )
+from verifydp.exact.special import erfc_mpf
 from verifydp.exact.tfunc import EPS
 
 __all__ = [
     "THETA",
+    "SpecialEvaluator",
     "bracket_special",
     "gaussian_group_profile",
     "gaussian_hockey_stick",
@@ -61,35 +63,13 @@ _REF_REL_FLOOR = mpmath.mpf(10) ** -45
 # ------------------------------------------------------------------ rigorous erfc
 
 
-def _erfc_point(x: Any, prec: int) -> tuple[Any, Any]:
-    """Enclosure (lo, hi) of erfc at the mpf ``x``, as raw mpf tuples at ``prec`` bits.
-
-    mpmath's erfc is accurate but not proven correctly rounded, so it is evaluated at two
-    working precisions (prec+32 and 2·prec+64 bits) and the result is widened by their
-    difference plus a relative margin of 2^-(prec-8) before outward rounding.  The two
-    evaluations use different term counts, so an error large enough to escape the margin
-    would have to be reproduced identically by both.
-    """
-    v1 = libmp.mpf_erfc(x, prec + 32, libmp.round_nearest)
-    p2 = 2 * prec + 64
-    v2 = libmp.mpf_erfc(x, p2, libmp.round_nearest)
-    diff = libmp.mpf_abs(libmp.mpf_sub(v1, v2, p2, libmp.round_up))
-    margin = libmp.mpf_shift(libmp.mpf_abs(v2), -(prec - 8))
-    err = libmp.mpf_add(diff, margin, p2, libmp.round_up)
-    lo = libmp.mpf_sub(v2, err, prec, libmp.round_floor)
-    hi = libmp.mpf_add(v2, err, prec, libmp.round_ceiling)
-    if libmp.mpf_sign(lo) < 0:
-        lo = libmp.fzero  # erfc > 0 everywhere
-    return lo, hi
-
-
-class _SpecialEvaluator(_Evaluator):
+class SpecialEvaluator(Evaluator):
     """The interval evaluator plus erfc/erf (erfc is decreasing: endpoints swap)."""
 
     def erfc(self, x: Any) -> Any:
         xlo, xhi = x._mpi_
-        lo, _ = _erfc_point(xhi, self.prec)
-        _, hi = _erfc_point(xlo, self.prec)
+        lo, _ = erfc_mpf(xhi, self.prec)
+        _, hi = erfc_mpf(xlo, self.prec)
         return self.ctx.make_mpf((lo, hi))
 
     def eval(self, e: sympy.Basic) -> Any:
@@ -105,7 +85,7 @@ def bracket_special(
     expr: sympy.Expr, subs: Mapping[sympy.Symbol, Rat] | None = None, prec_bits: int = 192
 ) -> Bracket:
     """Like `verifydp.exact.interval.bracket`, also accepting ``erf``/``erfc`` nodes."""
-    e = _substitute(expr, subs)
+    e = substitute(expr, subs)
     if isinstance(e, sympy.Rational):
         return Bracket.point(Fraction(int(e.p), int(e.q)))
     if e.free_symbols:
@@ -114,7 +94,7 @@ def bracket_special(
     prec = prec_bits
     while True:
         try:
-            return _iv_to_bracket(_SpecialEvaluator(prec).eval(e))
+            return iv_to_bracket(SpecialEvaluator(prec).eval(e))
         except IntervalDomainError as err:
             if not err.retryable or prec * 4 > 16 * prec_bits:
                 raise

@@ -21,7 +21,8 @@ import math
 from fractions import Fraction
 from math import comb
 
-from verifydp.exact.interval import Bracket, brackets_for_eps, exp_bracket, log_bracket
+from verifydp.exact.interval import Bracket
+from verifydp.exact.special import brackets_for_eps, exp_bracket, log_bracket
 from verifydp.population import Population, Relation, universe_of
 from verifydp.worstcase import MechanismClass, worst_case_ratio
 
@@ -98,7 +99,7 @@ def _best_tau(sigma: float, q: float, k: int, eps: float, remove: bool) -> float
 def gaussian_delta_lower(sigma: Fraction, q: Fraction, k: int, eps: Fraction) -> Fraction:
     """Certified lower bound of the true δ(ε) of k-fold Poisson(q)-subsampled Gaussian(σ)
     (add/remove, both directions; k a perfect square)."""
-    from verifydp.claims.must.amplification import ncdf_bracket  # rigorous Φ at rationals, cached
+    from verifydp.exact.special import ncdf as ncdf_bracket  # rigorous Φ at rationals, cached
 
     s = _sd(sigma, k)
     w = _weights(q, k)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from itertools import product
 
+from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket
-from verifydp.semantics import barith as ba
 from verifydp.semantics.normal import phi, phi_bar
 
 Dataset = tuple[int, ...]

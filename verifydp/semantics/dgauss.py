@@ -72,11 +72,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import isqrt
 
-from mpmath import libmp
-
 from verifydp.accounting.intconv import convolve
+from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket
-from verifydp.semantics import barith as ba
+from verifydp.exact.special import exp_mpf_end
 
 __all__ = [
     "Component",
@@ -133,14 +132,9 @@ def mu2(components: Sequence[Component]) -> Fraction:
 def _exp_scaled(x: Fraction, bits: int, up: bool) -> int:
     """⌊2^bits·lo⌋ (up=False) or ⌈2^bits·hi⌉ (up=True) for an enclosure [lo, hi] ∋ e^x.
 
-    x rounded outward, libmp's exp with directed rounding, then widened by 2^-(prec−4)
-    relative, exactly as `verifydp.exact.interval.exp_bracket` does."""
-    prec = bits + _GUARD
-    rnd = libmp.round_ceiling if up else libmp.round_floor
-    v = libmp.from_rational(x.numerator, x.denominator, prec, rnd)
-    v = libmp.mpf_exp(v, prec, rnd)
-    pad = libmp.mpf_shift(libmp.mpf_abs(v), -(prec - 4))
-    v = (libmp.mpf_add if up else libmp.mpf_sub)(v, pad, prec, rnd)
+    The end comes from `verifydp.exact.special.exp_mpf_end` (the package's one exp
+    enclosure); only the scaling to an integer is done here."""
+    v = exp_mpf_end(x, up, bits + _GUARD)
     sign, man, exp, _ = v
     if sign or man == 0:
         if up:

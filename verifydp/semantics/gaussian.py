@@ -19,9 +19,9 @@ from typing import Any
 
 import mpmath
 
+from verifydp.exact import barith as ba
+from verifydp.exact.barith import Num
 from verifydp.exact.interval import Bracket
-from verifydp.semantics import barith as ba
-from verifydp.semantics.barith import Num
 from verifydp.semantics.normal import phi, phi_inv
 
 REF_DPS = 40

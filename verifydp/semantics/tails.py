@@ -47,7 +47,7 @@ def zcdp_alpha_opt(eps: Fraction, rho: Fraction) -> Fraction:
 def cks_delta_rdp(eps: Fraction, alpha: Fraction, gamma: Fraction) -> Bracket:
     """CKS bound on δ at ε for (α, γ)-RDP, in bracket arithmetic (sympy would try to
     simplify rational powers exactly)."""
-    from verifydp.semantics import barith as ba
+    from verifydp.exact import barith as ba
 
     am1 = alpha - 1
     expo = ba.add(am1 * (gamma - eps), ba.sub(ba.mul(am1, ba.log(am1)),

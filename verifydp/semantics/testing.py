@@ -17,9 +17,9 @@ from fractions import Fraction
 
 import sympy
 
+from verifydp.exact import barith as ba
+from verifydp.exact.barith import Num
 from verifydp.exact.interval import Bracket
-from verifydp.semantics import barith as ba
-from verifydp.semantics.barith import Num
 
 LEVEL, POWER, EPS, DELTA, ALPHA, GAMMA = sympy.symbols(
     "ell power epsilon delta alpha gamma", positive=True)

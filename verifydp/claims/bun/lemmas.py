@@ -59,7 +59,8 @@ from verifydp.claims.checkers import Instance, check_ratio_upper, fmt
 from verifydp.designs import SRSWOR, ProportionalWOR, Rounding, round_allocation
 from verifydp.epsilon import EpsSpec
 from verifydp.exact.dist import FiniteDist
-from verifydp.exact.interval import Bracket, _Evaluator, _iv_to_bracket, bracket, exp_bracket
+from verifydp.exact.interval import Bracket, Evaluator, bracket, iv_to_bracket
+from verifydp.exact.special import exp_bracket
 from verifydp.exact.tfunc import EPS, T, exp_of
 from verifydp.population import Relation
 from verifydp.worstcase import MechanismClass, worst_case_ratio
@@ -737,7 +738,7 @@ def tilted_mean_interval(
             libmp.mpf_div(s1hi, s0lo, FIG2_PREC, libmp.round_ceiling))
 
 
-class _SymbolEvaluator(_Evaluator):
+class _SymbolEvaluator(Evaluator):
     """The rigorous evaluator of `verifydp.exact.interval`, with some symbols bound to
     intervals (the tilted mean is only known to lie in a bracket)."""
 
@@ -754,7 +755,7 @@ class _SymbolEvaluator(_Evaluator):
 def curve_bracket(expr: sympy.Expr, mean: tuple[Any, Any], n_: int = FIG2_N,
                   eps: Fraction = FIG2_EPS) -> Bracket:
     e = expr.xreplace({N_SYM: sympy.Integer(n_), EPS: _rat(eps)})
-    return _iv_to_bracket(_SymbolEvaluator(FIG2_PREC, {E_TILDE: mean}).eval(e))
+    return iv_to_bracket(_SymbolEvaluator(FIG2_PREC, {E_TILDE: mean}).eval(e))
 
 
 @dataclass(frozen=True)
@@ -773,7 +774,7 @@ def fig2_points(
     out = []
     for s in sigmas:
         mean = tilted_mean_interval(FIG2_N, FIG2_EPS, s, tilt)
-        mb = _iv_to_bracket(MPIntervalContext().make_mpf(mean))
+        mb = iv_to_bracket(MPIntervalContext().make_mpf(mean))
         out.append(Fig2Point(
             s, (mb.lo, mb.hi),
             curve_bracket(upper, mean), curve_bracket(lower, mean),

@@ -58,7 +58,8 @@ from verifydp.claims.base import (
     statement,
 )
 from verifydp.claims.must.amplification import group_delta, printed_interval
-from verifydp.exact.interval import Bracket, exp_bracket
+from verifydp.exact.interval import Bracket
+from verifydp.exact.special import exp_bracket
 
 PAPER = "must"
 CLAIM_ID = "must/alg1"

@@ -21,7 +21,6 @@ from fractions import Fraction
 from math import comb
 
 import sympy
-from mpmath import libmp
 
 from verifydp.claims.base import (
     Budget,
@@ -34,7 +33,9 @@ from verifydp.claims.base import (
 )
 from verifydp.claims.base import statement as _statement
 from verifydp.claims.must.group import worst_case_statement
-from verifydp.exact.interval import Bracket, _mpf_to_fraction, bracket, exp_bracket
+from verifydp.exact import barith, special
+from verifydp.exact.interval import Bracket, bracket
+from verifydp.exact.special import exp_bracket
 
 PAPER = "must"
 R = sympy.Rational
@@ -558,6 +559,7 @@ T3_PRINTED: dict[tuple[str, str], dict[str, tuple[tuple[str, str], ...]]] = {
 
 _U_MAX = 80  # K-values kept explicitly; Pr(K > _U_MAX) enters the δ' bracket as [0, tail]
 _PREC = 256  # bits: rigorous brackets; Table 3 prints 3 decimals
+_OUT_BITS = 2 * _PREC  # δ brackets are rounded outward to the grid 2^-_OUT_BITS
 
 
 @functools.cache
@@ -589,192 +591,12 @@ def _t3_law(scheme: str, u_max: int = _U_MAX) -> tuple[Fraction, dict[int, Fract
     raise ValueError(scheme)
 
 
-def _bmul(a: Bracket, b: Bracket) -> Bracket:
-    if a.lo >= 0 and b.lo >= 0:  # the common case here: two products, no min/max
-        return Bracket(a.lo * b.lo, a.hi * b.hi)
-    c = (a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi)
-    return Bracket(min(c), max(c))
-
-
-def _badd(a: Bracket, b: Bracket) -> Bracket:
-    return Bracket(a.lo + b.lo, a.hi + b.hi)
-
-
 def _round_out(b: Bracket, bits: int = 2 * _PREC) -> Bracket:
     """Outward rounding to the dyadic grid 2^-bits (keeps Fractions small, stays rigorous)."""
     s = 1 << bits
     lo = Fraction((b.lo.numerator * s) // b.lo.denominator, s)
     hi = Fraction(-((-b.hi.numerator * s) // b.hi.denominator), s)
     return Bracket(lo, hi)
-
-
-_INV_SQRT_2PI = bracket(1 / sympy.sqrt(2 * sympy.pi), prec_bits=_PREC)
-
-# ---- fixed-point integer arithmetic for the normal CDF
-#
-# A real r is enclosed by an integer pair (L, H) meaning L/2^_W <= r <= H/2^_W.  Every
-# operation on such pairs rounds the lower end down (floor division) and the upper end up
-# (ceiling division), so enclosures stay rigorous; Python ints are exact, so the only
-# rounding is the explicit one.  _W carries 64 guard bits below the output grid 2^-(2·_PREC)
-# to which results are finally rounded outward (as before).
-_OUT_BITS = 2 * _PREC
-_W = _OUT_BITS + 64
-
-
-def _cdiv(a: int, b: int) -> int:
-    """ceil(a / b) for b > 0."""
-    return -((-a) // b)
-
-
-def _fix_of_fraction(x: Fraction) -> tuple[int, int]:
-    return (x.numerator << _W) // x.denominator, _cdiv(x.numerator << _W, x.denominator)
-
-
-def _fix_of_mpf(v: tuple[int, int, int, int], up: bool) -> int:
-    """floor (up=False) or ceil (up=True) of v·2^_W for a finite raw mpf v (exact shifts)."""
-    sign, man, exp, _ = v
-    if sign:
-        man = -man
-    s = exp + _W
-    if s >= 0:
-        return man << s
-    return -((-man) >> -s) if up else man >> -s
-
-
-def _exp_mpf(x: Fraction, prec: int = _PREC) -> tuple[tuple, tuple]:
-    """Raw mpf enclosure (lo, hi) of e^x, x rational.
-
-    Exactly what `verifydp.exact.interval.exp_bracket(x, prec)` computes (x rounded outward
-    to prec bits, mpmath's exp with directed rounding at the two ends, then the same extra
-    widening by 2^-(prec-4) relative), but without building an mpmath interval context per
-    call (that construction, ~1 ms, dominated the old running time).  No global state is
-    touched: only the pure libmp functions are used."""
-    p, q = x.numerator, x.denominator
-    lo = libmp.from_rational(p, q, prec, libmp.round_floor)
-    hi = libmp.from_rational(p, q, prec, libmp.round_ceiling)
-    lo = libmp.mpf_exp(lo, prec, libmp.round_floor)
-    hi = libmp.mpf_exp(hi, prec, libmp.round_ceiling)
-    shift = -(prec - 4)
-    lo = libmp.mpf_sub(lo, libmp.mpf_shift(libmp.mpf_abs(lo), shift), prec, libmp.round_floor)
-    hi = libmp.mpf_add(hi, libmp.mpf_shift(libmp.mpf_abs(hi), shift), prec, libmp.round_ceiling)
-    for v in (lo, hi):
-        if v[1] == 0 and v != libmp.fzero:
-            raise ValueError("exp produced an infinite or NaN endpoint")
-    return lo, hi
-
-
-@functools.lru_cache(maxsize=4096)
-def _exp_fast(x: Fraction) -> Bracket:
-    """Rigorous bracket of e^x (same enclosure as exp_bracket(x, _PREC), see _exp_mpf)."""
-    if x == 0:
-        return Bracket.point(1)
-    lo, hi = _exp_mpf(x)
-    return Bracket(_mpf_to_fraction(lo), _mpf_to_fraction(hi))
-
-
-_INV_SQRT_2PI_FIX = (_fix_of_fraction(_INV_SQRT_2PI.lo)[0], _fix_of_fraction(_INV_SQRT_2PI.hi)[1])
-
-
-def _phi_fix(x: Fraction) -> tuple[int, int]:
-    """Fixed-point enclosure of the normal density φ(x) = e^{-x²/2}/√(2π)."""
-    if x == 0:
-        el = eh = 1 << _W
-    else:
-        lo, hi = _exp_mpf(-x * x / 2)
-        el, eh = _fix_of_mpf(lo, False), _fix_of_mpf(hi, True)
-    cl, ch = _INV_SQRT_2PI_FIX
-    return (el * cl) >> _W, _cdiv(eh * ch, 1 << _W)
-
-
-def _phi_pdf(x: Fraction) -> Bracket:
-    """Rigorous bracket of φ(x) (exact dyadic endpoints, as fine as 2^-_W)."""
-    lo, hi = _phi_fix(x)
-    return Bracket(Fraction(lo, 1 << _W), Fraction(hi, 1 << _W))
-
-
-def _fix_to_bracket(lo: int, hi: int, clamp: tuple[int, int] | None = None) -> Bracket:
-    """Round a fixed-point enclosure outward to the grid 2^-_OUT_BITS (as `_round_out` did)."""
-    sh = _W - _OUT_BITS
-    lo = lo >> sh
-    hi = -((-hi) >> sh)
-    if clamp is not None:
-        lo, hi = max(lo, clamp[0]), min(hi, clamp[1])
-    return Bracket(Fraction(lo, 1 << _OUT_BITS), Fraction(hi, 1 << _OUT_BITS))
-
-
-@functools.lru_cache(maxsize=8192)
-def ncdf_bracket(x: Fraction) -> Bracket:
-    """Rigorous bracket of Φ(x) for rational x, endpoints on the dyadic grid 2^-512.
-
-    |x| ≤ 10: Φ(x) = 1/2 + φ(x) Σ_{k≥0} x^{2k+1}/(2k+1)!!  (positive-ratio series; once the
-    term ratio x²/(2k+3) ≤ 1/2 the remainder is at most twice the next term, the ratios
-    only decreasing from there on).
-    |x| > 10: Q(|x|) = 1 − Φ(|x|) = φ(x)/|x| Σ_k (−1)^k (2k−1)!!/x^{2k}; consecutive partial
-    sums of this asymptotic series bracket Q (the Mills-ratio alternating bounds; 40 terms).
-
-    Rigour: all arithmetic is exact integer fixed point at scale 2^-_W (= 2^-576) with each
-    lower end rounded down and each upper end rounded up (every term of the series is
-    carried as a pair of integer enclosures, each computed from the previous pair by one
-    exact multiplication and one floor/ceiling division); e^{-x²/2} comes from mpmath's
-    directed-rounding exp plus a widening of a few ulps (exactly the enclosure of
-    `exp_bracket(·, 256)`), and 1/√(2π) from the interval evaluator.  The result is rounded
-    outward to 2^-512 and clipped to [0, 1] (Φ takes values there), as before.  The maths
-    (series, cut-off rule, 40-term asymptotic bracket) is the one of the former
-    exact-Fraction implementation; only the arithmetic changed, so the brackets agree with
-    the old ones up to a unit or two of the 2^-512 grid."""
-    x = Fraction(x)
-    ax = abs(x)
-    p, q = ax.numerator, ax.denominator
-    one = 1 << _W
-    half = one >> 1
-    if ax <= 10:
-        tl, th = _fix_of_fraction(ax)
-        sl = sh = 0
-        num, q2 = p * p, q * q
-        stop = 1 << (_W - _OUT_BITS)  # the old cut-off: next term < 2^-512
-        k = 0
-        while True:
-            sl += tl
-            sh += th
-            den = q2 * (2 * k + 3)
-            nl = (tl * num) // den
-            nh = -((-th * num) // den)
-            k += 1
-            if 2 * num <= den and nh < stop:
-                break
-            tl, th = nl, nh
-        sh += 2 * nh  # remainder ≤ 2 · next term (ratios ≤ 1/2 from here on)
-        fl, fh = _phi_fix(ax)
-        hl = (fl * sl) >> _W            # φ·S − lower, in units 2^-_W
-        hh = _cdiv(fh * sh, one)
-        if x >= 0:
-            return _fix_to_bracket(half + hl, half + hh, (0, 1 << _OUT_BITS))
-        return _fix_to_bracket(half - hh, half - hl, (0, 1 << _OUT_BITS))
-    # asymptotic branch: a_k = (2k−1)!!/x^{2k}, a_{k+1} = a_k (2k+1) q²/p²
-    al = ah = one
-    q2, p2 = q * q, p * p
-    sum_lo = sum_hi = 0
-    last_lo, last_hi = [], []
-    for k in range(0, 40):
-        if k % 2 == 0:
-            sum_lo += al
-            sum_hi += ah
-        else:
-            sum_lo -= ah
-            sum_hi -= al
-        if k >= 38:
-            last_lo.append(sum_lo)
-            last_hi.append(sum_hi)
-        m = (2 * k + 1) * q2
-        al, ah = (al * m) // p2, -((-ah * m) // p2)
-    s_lo, s_hi = min(last_lo), max(last_hi)  # s_lo > 0: the first two terms give ≥ 1 − 1/100
-    fl, fh = _phi_fix(ax)
-    # Q = φ · s / |x| = φ · s · q / p
-    ql = (fl * s_lo * q) // (p << _W)
-    qh = _cdiv(fh * s_hi * q, p << _W)
-    if x < 0:
-        return _fix_to_bracket(ql, qh, (0, 1 << _OUT_BITS))
-    return _fix_to_bracket(one - qh, one - ql, (0, 1 << _OUT_BITS))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -788,12 +610,11 @@ def group_delta(mech: str, theta: Fraction, eps: Fraction, u: int) -> Bracket:
     if mech == "Laplace":
         if eps >= t:
             return Bracket.point(0)
-        e = _exp_fast((eps - t) / 2)
+        e = special.exp((eps - t) / 2)
         return _round_out(Bracket(1 - e.hi, 1 - e.lo))
-    a = ncdf_bracket(t / 2 - eps / t)
-    c = ncdf_bracket(-t / 2 - eps / t)
-    ee = _exp_fast(eps)
-    prod = _bmul(ee, c)
+    a = special.ncdf(t / 2 - eps / t)
+    c = special.ncdf(-t / 2 - eps / t)
+    prod = barith.mul(special.exp(eps), c)
     return _round_out(Bracket(max(Fraction(0), a.lo - prod.hi), a.hi - prod.lo))
 
 
@@ -835,16 +656,11 @@ def t3_values(mech: str, theta: Fraction, eps: Fraction, scheme: str,
     eps_b = _t3_eps_bracket(eta, eps)
     # acc = Σ_u round_out(Pr(K=u) · δ_u) on the grid 2^-_OUT_BITS, in exact integers: for
     # Pr(K=u) ≥ 0 this is floor/ceil of the exact products, the same numbers the Fraction
-    # route (_round_out(_bmul(point(pu), δ_u))) gives, without the big-Fraction gcds.
+    # route (_round_out(barith.mul(point(pu), δ_u))) gives, without the big-Fraction gcds.
     s = 1 << _OUT_BITS
     lo_sum = hi_sum = 0
     for u, pu in p.items():
         d = deltas[u]
-        if pu < 0:  # not a probability; keep the general route
-            b = _round_out(_bmul(Bracket.point(pu), d))
-            lo_sum += b.lo.numerator * (s // b.lo.denominator)
-            hi_sum += b.hi.numerator * (s // b.hi.denominator)
-            continue
         num, den = pu.numerator * s, pu.denominator
         lo_sum += (num * d.lo.numerator) // (den * d.lo.denominator)
         hi_sum -= (-num * d.hi.numerator) // (den * d.hi.denominator)

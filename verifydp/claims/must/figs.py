@@ -26,8 +26,6 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
-from mpmath import iv
-
 from verifydp.claims.base import (
     Budget,
     Claim,
@@ -40,14 +38,13 @@ from verifydp.claims.base import (
 from verifydp.claims.base import statement as _statement
 from verifydp.claims.must.amplification import group_delta
 from verifydp.designs.must import eta as eta_exact
-from verifydp.exact.interval import Bracket, _iv_to_bracket
-from verifydp.mechanisms.profiles import _erfc_point
+from verifydp.exact import barith, special
+from verifydp.exact.interval import Bracket
 
 PAPER = "must"
 FIG_DIR = Path("docs") / "figures"  # relative to the working directory, for `python -m`
 
 _BITS = 320  # dyadic grid of the kept weights
-_PREC = 160  # bits of the interval evaluation of δ_u
 
 SCHEME_KEYS = {"WOR": "wor", "WR": "wr", "MUST.OW": "must-ow", "MUST.WW": "must-ww"}
 
@@ -95,36 +92,16 @@ def kept_law(scheme: str, n: int, b: int, m: int, u_max: int) -> tuple[Fraction,
 
 @functools.cache
 def delta_u(mech: str, theta: Fraction, eps: Fraction, u: int) -> Bracket:
-    """δ_{M,u}(ε): Theorem 1 with θ → uθ.  Laplace via `must_pa.group_delta`; Gaussian
-    Φ(uθ/2 − ε/(uθ)) − e^ε Φ(−uθ/2 − ε/(uθ)) by interval arithmetic with the certified erfc
-    enclosure of `verifydp.mechanisms.profiles` (the tests compare it with
-    `gaussian_group_profile`)."""
+    """δ_{M,u}(ε): Theorem 1 with θ → uθ.  Laplace via `amplification.group_delta`; Gaussian
+    Φ(uθ/2 − ε/(uθ)) − e^ε Φ(−uθ/2 − ε/(uθ)) in the package's bracket arithmetic with its
+    one Φ (`verifydp.exact.special.ncdf`; the tests compare it with `gaussian_group_profile`)."""
     if mech == "Laplace":
         return group_delta(mech, theta, eps, u)
     t = u * theta
-    old = iv.prec
-    iv.prec = _PREC
-    try:
-        def phi(x: Fraction) -> Any:
-            y = -(iv.mpf(x.numerator) / x.denominator) / iv.sqrt(2)
-            lo_a, hi_a = y._mpi_
-            lo, _ = _erfc_point(hi_a, _PREC)
-            _, hi = _erfc_point(lo_a, _PREC)
-            return iv.make_mpf((lo, hi)) / 2
-        e = iv.exp(iv.mpf(eps.numerator) / eps.denominator)
-        r = phi(t / 2 - eps / t) - e * phi(-t / 2 - eps / t)
-        br = _iv_to_bracket(r)
-    finally:
-        iv.prec = old
+    a = special.ncdf(t / 2 - eps / t)
+    c = special.ncdf(-t / 2 - eps / t)
+    br = barith.sub(a, barith.mul(special.exp(eps), c))
     return Bracket(max(br.lo, Fraction(0)), min(br.hi, Fraction(1)))
-
-
-def _add(a: Bracket, b: Bracket) -> Bracket:
-    return Bracket(a.lo + b.lo, a.hi + b.hi)
-
-
-def _sub(a: Bracket, b: Bracket) -> Bracket:
-    return Bracket(a.lo - b.hi, a.hi - b.lo)
 
 
 def _dy_out(b: Bracket) -> Bracket:
@@ -155,7 +132,7 @@ def gap(scheme: str, mech: str, theta: Fraction, eps: Fraction, n: int, b: int, 
         d = delta_u(mech, theta, eps, 1)
         c = Fraction(m, n) - 1
         return Bracket(c * d.hi, c * d.lo)
-    return _sub(delta_prime(scheme, mech, theta, eps, n, b, m, u_max),
+    return barith.sub(delta_prime(scheme, mech, theta, eps, n, b, m, u_max),
                 delta_u(mech, theta, eps, 1))
 
 
@@ -402,7 +379,7 @@ def _roughness(c: Sequence[Bracket]) -> tuple[Fraction, Fraction] | None:
     peak_hi = max(g.hi for g in c)
     if peak_lo <= 0:
         return None
-    d2 = [_add(_sub(c[i + 1], c[i]), _sub(c[i - 1], c[i])) for i in range(2, len(c) - 1)
+    d2 = [barith.add(barith.sub(c[i + 1], c[i]), barith.sub(c[i - 1], c[i])) for i in range(2, len(c) - 1)
           if min(c[i - 1].lo, c[i].lo, c[i + 1].lo) > 0]
     if not d2:
         return None
@@ -743,7 +720,7 @@ def _fig5_minor(v: dict) -> Statement:
                     ok: bool | None = d <= MINOR5 * ref
                     act = f"|OW−WW|/|OW| = {float(d / ref):.4f}"
                 else:
-                    dd = _sub(ow, ww)
+                    dd = barith.sub(ow, ww)
                     dmax = max(abs(dd.lo), abs(dd.hi))
                     dmin = Fraction(0) if dd.lo <= 0 <= dd.hi else min(abs(dd.lo), abs(dd.hi))
                     rmin = Fraction(0) if ow.lo <= 0 <= ow.hi else min(abs(ow.lo), abs(ow.hi))

@@ -15,7 +15,7 @@ Conventions, read off the paper's Section 4.2 and Algorithm 2 (and confirmed by 
   θ = C/σ = n ε/√(2 log(1.25/δ)) (the clipping bound over σ, not (C/n)/σ) — see the notes.
 
 Every recomputed cell is a rigorous bracket (`verifydp.exact.interval`; the normal cdf and group
-profile are `must_pa.ncdf_bracket` / `must_pa.group_delta`), compared with the printed digits
+profile are `verifydp.exact.special.ncdf` / `must.amplification.group_delta`), compared with the printed digits
 by `must_pa.judge_cell`.  Outputs of simulations (RMSE, accuracy, …) are reported as
 inconclusive, never refuted.  Table 8's (δ_c,L, δ_c,U) — outputs of the Fourier accountant
 (Algorithm 1) — are judged against the certified δ_c(2) of the composed per-step pair

@@ -1,4 +1,5 @@
-"""Outward-rounded arithmetic on `Bracket`s (interval arithmetic with exact rational ends).
+"""The bracket arithmetic of the package: outward-rounded operations on `Bracket`s
+(interval arithmetic with exact rational ends).
 
 Used wherever a quantity is built from several irrational pieces (e^ε, √(2ρ), Φ(…)).  Each
 result is rounded outward to GRID_BITS significant bits so Fractions stay small; the
@@ -10,10 +11,8 @@ from __future__ import annotations
 from fractions import Fraction
 from math import isqrt
 
-from mpmath import libmp
-
-from verifydp.claims.must.amplification import _exp_mpf
-from verifydp.exact.interval import Bracket, _mpf_to_fraction
+from verifydp.exact.interval import Bracket, mpf_to_fraction
+from verifydp.exact.special import exp_mpf, log_mpf
 
 GRID_BITS = 192
 _S = 1 << GRID_BITS
@@ -84,26 +83,14 @@ _PREC = 192
 
 
 def exp(a: Num) -> Bracket:
-    """e^a (increasing: endpoint-wise), via must_pa's directed-rounding libmp exp (the same
-    enclosure as `exp_bracket`, without building an interval context per call)."""
+    """e^a (increasing: endpoint-wise), the lower end from `special.exp_mpf`'s floor-rounded
+    enclosure, the upper end from its ceiling-rounded one."""
     a = B(a)
     if a.is_point and a.lo == 0:
         return Bracket.point(1)
-    lo, _ = _exp_mpf(a.lo, _PREC)
-    _, hi = _exp_mpf(a.hi, _PREC)
-    return out(_mpf_to_fraction(lo), _mpf_to_fraction(hi))
-
-
-def _log_end(x: Fraction, up: bool) -> Fraction:
-    """A bound on ln x: x rounded outward to _PREC bits, libmp's log with directed rounding,
-    then widened by 2^-(_PREC-4) relative plus 2^-_PREC absolute (as `exp_bracket` widens)."""
-    rnd = libmp.round_ceiling if up else libmp.round_floor
-    v = libmp.from_rational(x.numerator, x.denominator, _PREC, rnd)
-    v = libmp.mpf_log(v, _PREC, rnd)
-    pad = libmp.mpf_add(libmp.mpf_shift(libmp.mpf_abs(v), -(_PREC - 4)),
-                        libmp.mpf_shift(libmp.fone, -_PREC), _PREC, libmp.round_ceiling)
-    v = (libmp.mpf_add if up else libmp.mpf_sub)(v, pad, _PREC, rnd)
-    return _mpf_to_fraction(v)
+    lo, _ = exp_mpf(a.lo, _PREC)
+    _, hi = exp_mpf(a.hi, _PREC)
+    return out(mpf_to_fraction(lo), mpf_to_fraction(hi))
 
 
 def log(a: Num) -> Bracket:
@@ -113,7 +100,8 @@ def log(a: Num) -> Bracket:
         raise ValueError(f"log of a bracket reaching 0 or below: {a}")
     if a.is_point and a.lo == 1:
         return Bracket.point(0)
-    return out(_log_end(a.lo, False), _log_end(a.hi, True))
+    return out(mpf_to_fraction(log_mpf(a.lo, False, _PREC)),
+               mpf_to_fraction(log_mpf(a.hi, True, _PREC)))
 
 
 def _isqrt_frac(x: Fraction, up: bool) -> Fraction:

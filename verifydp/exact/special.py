@@ -1,0 +1,329 @@
+"""The rigorous special functions of the package: e^x, ln x, φ, Φ, erfc and Φ⁻¹.
+
+Every function here returns a guaranteed enclosure, and names the rounding direction of each
+end: lower ends are rounded toward −∞ (floor, ``round_floor``), upper ends toward +∞ (ceiling,
+``round_ceiling``). No global state is touched (no ``mpmath.mp``/``iv`` precision): only
+mpmath's pure ``libmp`` functions and exact Python integers are used. Facts relied on are in
+docs/foundations.md#rigorous-brackets.
+
+* `exp_mpf`, `log_mpf`: raw libmp enclosures of e^x and ln x at a rational x (the building
+  blocks of `verifydp.exact.barith` and of every closed form below);
+* `exp`: the same enclosure as a `Bracket` (cached);
+* `npdf`, `ncdf`: φ(x) and Φ(x) at rational x, exact fixed-point series (below);
+* `ncdf_hull`, `ncdf_inv`: Φ over a bracket, and Φ⁻¹ by certified bisection;
+* `erfc_mpf`: erfc at an mpf point for the interval evaluator, through Φ:
+  erfc(y) = 2Φ(−y√2) with √2 enclosed by exact integer square roots.
+
+There is one normal cdf in the package and it is `ncdf`; other implementations are kept only
+as independent cross-checks in ``tests/oracles/``.
+"""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+from math import isqrt
+from typing import Any
+
+import sympy
+from mpmath import libmp
+
+from verifydp.exact.interval import Bracket, bracket, mpf_to_fraction
+
+__all__ = [
+    "exp_mpf_end",
+    "brackets_for_eps",
+    "erfc_mpf",
+    "exp",
+    "exp_bracket",
+    "exp_mpf",
+    "log_bracket",
+    "log_mpf",
+    "ncdf",
+    "ncdf_hull",
+    "ncdf_inv",
+    "npdf",
+]
+
+_PREC = 256  # bits of the exp enclosure inside φ; Φ is returned on the grid 2^-(2·_PREC)
+
+_INV_SQRT_2PI = bracket(1 / sympy.sqrt(2 * sympy.pi), prec_bits=_PREC)
+
+# ---- fixed-point integer arithmetic for the normal CDF
+#
+# A real r is enclosed by an integer pair (L, H) meaning L/2^_W <= r <= H/2^_W.  Every
+# operation on such pairs rounds the lower end down (floor division) and the upper end up
+# (ceiling division), so enclosures stay rigorous; Python ints are exact, so the only
+# rounding is the explicit one.  _W carries 64 guard bits below the output grid 2^-(2·_PREC)
+# to which results are finally rounded outward (as before).
+_OUT_BITS = 2 * _PREC
+_W = _OUT_BITS + 64
+
+
+def _cdiv(a: int, b: int) -> int:
+    """ceil(a / b) for b > 0."""
+    return -((-a) // b)
+
+
+def _fix_of_fraction(x: Fraction) -> tuple[int, int]:
+    return (x.numerator << _W) // x.denominator, _cdiv(x.numerator << _W, x.denominator)
+
+
+def _fix_of_mpf(v: tuple[int, int, int, int], up: bool) -> int:
+    """floor (up=False) or ceil (up=True) of v·2^_W for a finite raw mpf v (exact shifts)."""
+    sign, man, exp, _ = v
+    if sign:
+        man = -man
+    s = exp + _W
+    if s >= 0:
+        return man << s
+    return -((-man) >> -s) if up else man >> -s
+
+
+def exp_mpf_end(x: Fraction, up: bool, prec: int = _PREC) -> tuple[int, int, int, int]:
+    """One end of the enclosure of e^x, x rational, as a raw mpf: below e^x (``up=False``:
+    every rounding ``round_floor``) or above it (``up=True``: ``round_ceiling``).
+
+    x is rounded outward to prec bits, libmp's exp applied with the same directed rounding,
+    and the result widened by 2^-(prec-4) relative (a margin for libmp's exp, which is
+    accurate but not proven correctly rounded). No global state: only pure libmp calls."""
+    rnd = libmp.round_ceiling if up else libmp.round_floor
+    v = libmp.from_rational(x.numerator, x.denominator, prec, rnd)
+    v = libmp.mpf_exp(v, prec, rnd)
+    pad = libmp.mpf_shift(libmp.mpf_abs(v), -(prec - 4))
+    v = (libmp.mpf_add if up else libmp.mpf_sub)(v, pad, prec, rnd)
+    if v[1] == 0 and v != libmp.fzero:
+        raise ValueError("exp produced an infinite or NaN endpoint")
+    return v
+
+
+def exp_mpf(x: Fraction, prec: int = _PREC) -> tuple[tuple, tuple]:
+    """Raw mpf enclosure (lo, hi) of e^x, x rational: the two ends of `exp_mpf_end`."""
+    return exp_mpf_end(x, False, prec), exp_mpf_end(x, True, prec)
+
+
+@functools.lru_cache(maxsize=4096)
+def exp(x: Fraction) -> Bracket:
+    """Rigorous bracket of e^x at 256 bits (`exp_bracket`, cached)."""
+    if x == 0:
+        return Bracket.point(1)
+    lo, hi = exp_mpf(x)
+    return Bracket(mpf_to_fraction(lo), mpf_to_fraction(hi))
+
+
+_INV_SQRT_2PI_FIX = (_fix_of_fraction(_INV_SQRT_2PI.lo)[0], _fix_of_fraction(_INV_SQRT_2PI.hi)[1])
+
+
+def _phi_fix(x: Fraction) -> tuple[int, int]:
+    """Fixed-point enclosure of the normal density φ(x) = e^{-x²/2}/√(2π)."""
+    if x == 0:
+        el = eh = 1 << _W
+    else:
+        lo, hi = exp_mpf(-x * x / 2)
+        el, eh = _fix_of_mpf(lo, False), _fix_of_mpf(hi, True)
+    cl, ch = _INV_SQRT_2PI_FIX
+    return (el * cl) >> _W, _cdiv(eh * ch, 1 << _W)
+
+
+def npdf(x: Fraction) -> Bracket:
+    """Rigorous bracket of φ(x) (exact dyadic endpoints, as fine as 2^-_W)."""
+    lo, hi = _phi_fix(x)
+    return Bracket(Fraction(lo, 1 << _W), Fraction(hi, 1 << _W))
+
+
+def _fix_to_bracket(lo: int, hi: int, clamp: tuple[int, int] | None = None) -> Bracket:
+    """Round a fixed-point enclosure outward to the grid 2^-_OUT_BITS (as `_round_out` did)."""
+    sh = _W - _OUT_BITS
+    lo = lo >> sh
+    hi = -((-hi) >> sh)
+    if clamp is not None:
+        lo, hi = max(lo, clamp[0]), min(hi, clamp[1])
+    return Bracket(Fraction(lo, 1 << _OUT_BITS), Fraction(hi, 1 << _OUT_BITS))
+
+
+@functools.lru_cache(maxsize=8192)
+def ncdf(x: Fraction) -> Bracket:
+    """Rigorous bracket of Φ(x) for rational x, endpoints on the dyadic grid 2^-512.
+
+    |x| ≤ 10: Φ(x) = 1/2 + φ(x) Σ_{k≥0} x^{2k+1}/(2k+1)!!  (positive-ratio series; once the
+    term ratio x²/(2k+3) ≤ 1/2 the remainder is at most twice the next term, the ratios
+    only decreasing from there on).
+    |x| > 10: Q(|x|) = 1 − Φ(|x|) = φ(x)/|x| Σ_k (−1)^k (2k−1)!!/x^{2k}; consecutive partial
+    sums of this asymptotic series bracket Q (the Mills-ratio alternating bounds; 40 terms).
+
+    Rigour: all arithmetic is exact integer fixed point at scale 2^-_W (= 2^-576) with each
+    lower end rounded down and each upper end rounded up (every term of the series is
+    carried as a pair of integer enclosures, each computed from the previous pair by one
+    exact multiplication and one floor/ceiling division); e^{-x²/2} comes from mpmath's
+    directed-rounding exp plus a widening of a few ulps (exactly the enclosure of
+    `exp_bracket(·, 256)`), and 1/√(2π) from the interval evaluator.  The result is rounded
+    outward to 2^-512 and clipped to [0, 1] (Φ takes values there), as before.  The maths
+    (series, cut-off rule, 40-term asymptotic bracket) is the one of the former
+    exact-Fraction implementation; only the arithmetic changed, so the brackets agree with
+    the old ones up to a unit or two of the 2^-512 grid."""
+    x = Fraction(x)
+    ax = abs(x)
+    p, q = ax.numerator, ax.denominator
+    one = 1 << _W
+    half = one >> 1
+    if ax <= 10:
+        tl, th = _fix_of_fraction(ax)
+        sl = sh = 0
+        num, q2 = p * p, q * q
+        stop = 1 << (_W - _OUT_BITS)  # the old cut-off: next term < 2^-512
+        k = 0
+        while True:
+            sl += tl
+            sh += th
+            den = q2 * (2 * k + 3)
+            nl = (tl * num) // den
+            nh = -((-th * num) // den)
+            k += 1
+            if 2 * num <= den and nh < stop:
+                break
+            tl, th = nl, nh
+        sh += 2 * nh  # remainder ≤ 2 · next term (ratios ≤ 1/2 from here on)
+        fl, fh = _phi_fix(ax)
+        hl = (fl * sl) >> _W            # φ·S − lower, in units 2^-_W
+        hh = _cdiv(fh * sh, one)
+        if x >= 0:
+            return _fix_to_bracket(half + hl, half + hh, (0, 1 << _OUT_BITS))
+        return _fix_to_bracket(half - hh, half - hl, (0, 1 << _OUT_BITS))
+    # asymptotic branch: a_k = (2k−1)!!/x^{2k}, a_{k+1} = a_k (2k+1) q²/p²
+    al = ah = one
+    q2, p2 = q * q, p * p
+    sum_lo = sum_hi = 0
+    last_lo, last_hi = [], []
+    for k in range(0, 40):
+        if k % 2 == 0:
+            sum_lo += al
+            sum_hi += ah
+        else:
+            sum_lo -= ah
+            sum_hi -= al
+        if k >= 38:
+            last_lo.append(sum_lo)
+            last_hi.append(sum_hi)
+        m = (2 * k + 1) * q2
+        al, ah = (al * m) // p2, -((-ah * m) // p2)
+    s_lo, s_hi = min(last_lo), max(last_hi)  # s_lo > 0: the first two terms give ≥ 1 − 1/100
+    fl, fh = _phi_fix(ax)
+    # Q = φ · s / |x| = φ · s · q / p
+    ql = (fl * s_lo * q) // (p << _W)
+    qh = _cdiv(fh * s_hi * q, p << _W)
+    if x < 0:
+        return _fix_to_bracket(ql, qh, (0, 1 << _OUT_BITS))
+    return _fix_to_bracket(one - qh, one - ql, (0, 1 << _OUT_BITS))
+
+
+def log_mpf(x: Fraction, up: bool, prec: int = 192) -> tuple[int, int, int, int]:
+    """A raw mpf bound on ln x, x > 0 rational: below ln x (``up=False``, every rounding
+    ``round_floor``) or above it (``up=True``, ``round_ceiling``). x is rounded outward to
+    prec bits, libmp's log is applied with the same directed rounding, and the result is
+    widened by 2^-(prec-4) relative plus 2^-prec absolute (as `exp_mpf` widens)."""
+    rnd = libmp.round_ceiling if up else libmp.round_floor
+    v = libmp.from_rational(x.numerator, x.denominator, prec, rnd)
+    v = libmp.mpf_log(v, prec, rnd)
+    pad = libmp.mpf_add(libmp.mpf_shift(libmp.mpf_abs(v), -(prec - 4)),
+                        libmp.mpf_shift(libmp.fone, -prec), prec, libmp.round_ceiling)
+    return (libmp.mpf_add if up else libmp.mpf_sub)(v, pad, prec, rnd)
+
+
+def exp_bracket(x: Fraction | int, prec_bits: int = 128) -> Bracket:
+    """Rigorous bracket of e^x for rational x: `exp_mpf` at prec_bits (floor / ceiling)."""
+    x = Fraction(x)
+    if x == 0:
+        return Bracket.point(1)
+    lo, hi = exp_mpf(x, prec_bits)
+    return Bracket(mpf_to_fraction(lo), mpf_to_fraction(hi))
+
+
+def log_bracket(x: Fraction | int, prec_bits: int = 128) -> Bracket:
+    """Rigorous bracket of ln x for rational x > 0: `log_mpf` at prec_bits (floor / ceiling)."""
+    x = Fraction(x)
+    if x <= 0:
+        raise ValueError(f"log of non-positive number {x}")
+    if x == 1:
+        return Bracket.point(0)
+    return Bracket(mpf_to_fraction(log_mpf(x, False, prec_bits)),
+                   mpf_to_fraction(log_mpf(x, True, prec_bits)))
+
+
+def ncdf_hull(x: Bracket) -> Bracket:
+    """Φ over a bracket: the hull of `ncdf` at its two ends (Φ is increasing)."""
+    lo = ncdf(x.lo)
+    hi = lo if x.is_point else ncdf(x.hi)
+    return Bracket(lo.lo, hi.hi)
+
+
+# Φ⁻¹ bisection stops at this width; every caller only needs a few dozen correct digits.
+_INV_BITS = 80
+_Z_MAX = Fraction(40)  # |Φ⁻¹(p)| < 40 for every p inside the range `ncdf` resolves
+
+
+def _inv_end(p: Fraction, side: int) -> Fraction:
+    """A dyadic z with Φ(z) < p certified (side=-1) or Φ(z) > p certified (side=+1)."""
+    lo, hi = -_Z_MAX, _Z_MAX
+    if not ncdf(lo).hi < p < ncdf(hi).lo:
+        raise ValueError(f"Φ⁻¹ argument out of the supported range: {p}")
+    # invariant: Φ(lo) < p certainly, Φ(hi) > p certainly
+    step = Fraction(1, 1 << _INV_BITS)
+    while hi - lo > step:
+        mid = (lo + hi) / 2
+        b = ncdf(mid)
+        if b.hi < p:
+            lo = mid
+        elif b.lo > p:
+            hi = mid
+        else:  # Φ(mid) straddles p: mid is within the bracket width of the root
+            return mid - step if side < 0 else mid + step
+    return lo if side < 0 else hi
+
+
+def ncdf_inv(p: Bracket) -> Bracket:
+    """Φ⁻¹ over a bracket 0 < p < 1 (increasing: lower end from p.lo, upper end from p.hi),
+    each end certified by a disjoint Φ bracket."""
+    if not 0 < p.lo <= p.hi < 1:
+        raise ValueError(f"Φ⁻¹ needs 0 < p < 1, got {p}")
+    lo = _inv_end(p.lo, -1)
+    hi = _inv_end(p.hi, +1)
+    while not ncdf(lo).hi < p.lo:  # the straddle shortcut must still give true bounds
+        lo -= Fraction(1, 1 << 60)
+    while not ncdf(hi).lo > p.hi:
+        hi += Fraction(1, 1 << 60)
+    return Bracket(lo, hi)
+
+
+def _sqrt2(bits: int) -> tuple[Fraction, Fraction]:
+    """Exact rationals s_lo < √2 < s_hi at resolution 2^-bits (integer square roots)."""
+    r = isqrt(2 << (2 * bits))
+    return Fraction(r, 1 << bits), Fraction(r + 1, 1 << bits)
+
+
+def erfc_mpf(x: Any, prec: int) -> tuple[Any, Any]:
+    """Enclosure (lo, hi) of erfc at the raw mpf ``x``, as raw mpf tuples at ``prec`` bits
+    (lo rounded with ``round_floor``, hi with ``round_ceiling``).
+
+    erfc(x) = 2Φ(−x√2), Φ increasing; −x√2 lies between −x·s_lo and −x·s_hi for the √2
+    enclosure of `_sqrt2` at 2·prec bits, so erfc(x) lies in [2Φ(z_lo), 2Φ(z_hi)]."""
+    xf = mpf_to_fraction(x)
+    s_lo, s_hi = _sqrt2(2 * prec)
+    z1, z2 = -xf * s_lo, -xf * s_hi
+    lo = 2 * ncdf(min(z1, z2)).lo
+    hi = 2 * ncdf(max(z1, z2)).hi
+    return (libmp.from_rational(lo.numerator, lo.denominator, prec, libmp.round_floor),
+            libmp.from_rational(hi.numerator, hi.denominator, prec, libmp.round_ceiling))
+
+
+_EPS_REL_TOL = Fraction(1, 10**30)
+
+
+def brackets_for_eps(eps: Fraction | int) -> tuple[Fraction, Fraction]:
+    """Rationals t_lo <= e^eps <= t_hi with (t_hi - t_lo) < 1e-30 * t_lo."""
+    eps = Fraction(eps)
+    prec = 128
+    while True:
+        b = exp_bracket(eps, prec_bits=prec)
+        if b.width < _EPS_REL_TOL * b.lo:
+            return b.lo, b.hi
+        prec *= 2
