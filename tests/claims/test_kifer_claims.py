@@ -9,7 +9,7 @@ import sympy
 
 from verifydp.claims import kifer as k
 from verifydp.claims.base import Budget, Verdict
-from verifydp.semantics import barith as ba
+from verifydp.exact import barith as ba
 from verifydp.semantics import gaussian, tails, testing
 
 FAST = Budget(fail_fast=True)
