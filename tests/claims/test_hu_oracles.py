@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from verifydp.accuracy import amplification as amp
 from verifydp.accuracy import cdfdp, gain, smooth, variance
-from verifydp.accuracy.cells import decimal, judge
 from verifydp.claims.base import Verdict
+from verifydp.claims.printed import decimal, judge
 from verifydp.exact.interval import Bracket, bracket
 
 F = Fraction

@@ -10,6 +10,7 @@ import sympy
 
 from verifydp.claims.base import Budget, Verdict
 from verifydp.claims.must import amplification as mp
+from verifydp.claims.printed import judge_cell
 from verifydp.exact.interval import Bracket
 
 R = sympy.Rational
@@ -163,13 +164,13 @@ def test_sample_law_enumeration_detects_difference() -> None:
 
 
 def test_judge_cell() -> None:
-    assert mp.judge_cell("7.47e-6", Bracket(Fraction(7466, 10**9), Fraction(7474, 10**9)))[0] \
+    assert judge_cell("7.47e-6", Bracket(Fraction(7466, 10**9), Fraction(7474, 10**9)))[0] \
         is Verdict.HOLDS
-    assert mp.judge_cell("0.123", Bracket(Fraction(1288, 10**4), Fraction(1289, 10**4)))[0] \
+    assert judge_cell("0.123", Bracket(Fraction(1288, 10**4), Fraction(1289, 10**4)))[0] \
         is Verdict.REFUTED
-    assert mp.judge_cell("0.123", Bracket(Fraction(1224, 10**4), Fraction(1226, 10**4)))[0] \
+    assert judge_cell("0.123", Bracket(Fraction(1224, 10**4), Fraction(1226, 10**4)))[0] \
         is Verdict.INCONCLUSIVE
-    assert mp.judge_cell("0", Bracket.point(0))[0] is Verdict.HOLDS
+    assert judge_cell("0", Bracket.point(0))[0] is Verdict.HOLDS
 
 
 def test_table3_laplace_cells_hold() -> None:

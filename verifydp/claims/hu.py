@@ -17,7 +17,6 @@ import sympy
 
 from verifydp.accuracy import amplification as amp
 from verifydp.accuracy import cdfdp, gain, smooth, variance
-from verifydp.accuracy.cells import decimal, judge
 from verifydp.claims.base import (
     Budget,
     Claim,
@@ -32,6 +31,7 @@ from verifydp.claims.bun.amplification import check_thm22, replace_pair
 from verifydp.claims.bun.amplification import m as bun_m
 from verifydp.claims.bun.amplification import n as bun_n
 from verifydp.claims.checkers import Instance, UpperCheck, check_hockey_upper, check_ratio_upper
+from verifydp.claims.printed import decimal, judge
 from verifydp.claims.series import first_order_coefficient
 from verifydp.designs import SRSWOR
 from verifydp.epsilon import EpsSpec

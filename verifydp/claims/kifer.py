@@ -26,8 +26,8 @@ from verifydp.claims.base import (
     combine,
     statement,
 )
-from verifydp.claims.must.amplification import judge_cell, printed_interval
 from verifydp.claims.must.profiles import decide
+from verifydp.claims.printed import judge_cell, printed_interval
 from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket, bracket
 from verifydp.mechanisms.profiles import gaussian_hockey_stick

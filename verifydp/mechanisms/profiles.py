@@ -165,7 +165,7 @@ def _mpf_fraction(x: Any) -> Fraction:
     return -val if sign else val
 
 
-def _to_bracket(value: Any, err: Any) -> Bracket:
+def error_bracket(value: Any, err: Any) -> Bracket:
     v, e = _mpf_fraction(value), _mpf_fraction(abs(err))
     return Bracket(max(v - e, Fraction(0)), v + e)
 
@@ -211,7 +211,7 @@ def laplace_hockey_stick(eps: Fraction, theta: Fraction) -> tuple[Bracket, str]:
 
         a = (th - e) / 2
         val, err = _quad2(f, [-mpmath.inf, -1, 0, a], mpmath.mpf(1))
-        return _to_bracket(val, err), f"∫_(-∞,{mpmath.nstr(a, 8)}) (p − e^ε q) dx by mpmath.quad"
+        return error_bracket(val, err), f"∫_(-∞,{mpmath.nstr(a, 8)}) (p − e^ε q) dx by mpmath.quad"
 
 
 @lru_cache(maxsize=4096)
@@ -237,4 +237,4 @@ def gaussian_hockey_stick(eps: Fraction, theta: Fraction) -> tuple[Bracket, str]
         s = 1 / (abs(xs) + th + 1)
         points = [mpmath.mpf(0), s, 16 * s, mpmath.inf]
         val, err = _quad2(f, points, c * mpmath.exp(-xs * xs / 2))
-        return _to_bracket(val, err), f"∫_(-∞,{mpmath.nstr(xs, 8)}) (p − e^ε q) dx by mpmath.quad"
+        return error_bracket(val, err), f"∫_(-∞,{mpmath.nstr(xs, 8)}) (p − e^ε q) dx by mpmath.quad"

@@ -22,6 +22,7 @@ import mpmath
 from verifydp.exact import barith as ba
 from verifydp.exact.barith import Num
 from verifydp.exact.interval import Bracket
+from verifydp.mechanisms.profiles import error_bracket
 from verifydp.semantics.normal import phi, phi_inv
 
 REF_DPS = 40
@@ -74,9 +75,7 @@ def _mp(x: Fraction) -> Any:
 
 
 def _err_bracket(v: Any, err: Any) -> Bracket:
-    from verifydp.mechanisms.profiles import _to_bracket
-
-    return _to_bracket(v, err)
+    return error_bracket(v, err)
 
 
 def np_test_reference(level: Fraction, mu: Fraction) -> tuple[Bracket, str]:

@@ -46,9 +46,9 @@ from verifydp.claims.base import (
     Verdict,
     combine,
 )
+from verifydp.claims.base import statement as _statement
 from verifydp.claims.bun.amplification import (
     PAPER,
-    _statement,
     add_pair,
     replace_pair,
     thm31_lower_expr,

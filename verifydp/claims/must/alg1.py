@@ -57,7 +57,8 @@ from verifydp.claims.base import (
     combine,
     statement,
 )
-from verifydp.claims.must.amplification import group_delta, printed_interval
+from verifydp.claims.must.amplification import group_delta
+from verifydp.claims.printed import printed_interval
 from verifydp.exact.interval import Bracket
 from verifydp.exact.special import exp_bracket
 

@@ -32,18 +32,14 @@ from verifydp.claims.base import (
     combine,
 )
 from verifydp.claims.base import statement as _statement
-from verifydp.claims.must.group import worst_case_statement
+from verifydp.claims.must.group import dsym, worst_case_statement
+from verifydp.claims.printed import judge_cell, sci
 from verifydp.exact import barith, special
 from verifydp.exact.interval import Bracket, bracket
 from verifydp.exact.special import exp_bracket
 
 PAPER = "must"
 R = sympy.Rational
-
-
-def dsym(j: int) -> sympy.Symbol:
-    """δ_j := δ_{M,j}(ε), the group privacy profile at group size j (kept symbolic)."""
-    return sympy.Symbol(f"delta_{j}", nonnegative=True)
 
 
 def C(a: int, k: int) -> int:
@@ -668,48 +664,6 @@ def t3_values(mech: str, theta: Fraction, eps: Fraction, scheme: str,
     return eps_b, Bracket(Fraction(lo_sum, s), Fraction(hi_sum, s) + tail)
 
 
-def printed_interval(s: str) -> tuple[Fraction, Fraction, Fraction] | None:
-    """(value, lo, hi): the values that round to the printed string; None for exact "0"."""
-    if s == "0":
-        return None
-    if "e" in s:
-        mant, ex = s.split("e")
-        dec = len(mant.split(".")[1])
-        val = Fraction(mant) * Fraction(10) ** int(ex)
-        quantum = Fraction(10) ** (int(ex) - dec)
-    else:
-        dec = len(s.split(".")[1])
-        val = Fraction(s)
-        quantum = Fraction(1, 10**dec)
-    return val, val - quantum / 2, val + quantum / 2
-
-
-def judge_cell(printed: str, b: Bracket) -> tuple[Verdict, str]:
-    iv = printed_interval(printed)
-    if iv is None:
-        if b.lo == b.hi == 0:
-            return Verdict.HOLDS, "exactly 0"
-        if b.lo > 0:
-            return Verdict.REFUTED, "printed 0 but the value is positive"
-        return Verdict.INCONCLUSIVE, "bracket contains 0 but is not exactly 0"
-    _, lo, hi = iv
-    if lo < b.lo and b.hi < hi:
-        return Verdict.HOLDS, "rounds to the printed digits"
-    if b.hi < lo or b.lo > hi:
-        return Verdict.REFUTED, "does not round to the printed digits"
-    return Verdict.INCONCLUSIVE, "bracket straddles a rounding boundary"
-
-
-def _sci(b: Bracket) -> str:
-    if b.is_point and b.lo == 0:
-        return "0"
-    from decimal import Decimal, getcontext
-    getcontext().prec = 30
-    lo = Decimal(b.lo.numerator) / Decimal(b.lo.denominator)
-    hi = Decimal(b.hi.numerator) / Decimal(b.hi.denominator)
-    return f"[{lo:.6e}, {hi:.6e}]"
-
-
 def check_table3(budget: Budget, blocks: Sequence[tuple[str, str]] | None = None,
                  cols: Sequence[int] = tuple(range(6)),
                  printed: dict | None = None) -> ClaimResult:
@@ -735,7 +689,7 @@ def check_table3(budget: Budget, blocks: Sequence[tuple[str, str]] | None = None
                     res.append(InstanceResult(
                         {"mechanism": mech, "Delta/sigma": th, "eps": str(eps),
                          "scheme": scheme, "cell": what},
-                        v, pr, _sci(br), why))
+                        v, pr, sci(br), why))
         bad = [r for r in res if r.verdict is Verdict.REFUTED]
         note = ""
         if bad:

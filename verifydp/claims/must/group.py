@@ -45,6 +45,11 @@ CLASSES: tuple[GroupProfileClass, ...] = (
 )
 
 
+def dsym(j: int) -> sympy.Symbol:
+    """δ_j := δ_{M,j}(ε), the group privacy profile at group size j (kept symbolic)."""
+    return sympy.Symbol(f"delta_{j}", nonnegative=True)
+
+
 def design_of(scheme: str, b: int | None, m: int) -> Design:
     return {"must-ow": lambda: MustOW(b, m), "must-wo": lambda: MustWO(b, m),
             "must-ww": lambda: MustWW(b, m), "wr": lambda: SRSWR(m),
@@ -60,7 +65,6 @@ def _instances(scheme: str) -> Iterator[tuple[int, int | None, int, GroupProfile
 def point_result(claim: str, scheme: str, formula: Callable[..., tuple], n: int,
                  b: int | None, m: int, mc: GroupProfileClass) -> InstanceResult:
     """The printed (η, δ') of `formula` against the exact worst case at one instance."""
-    from verifydp.claims.must.amplification import dsym
 
     eta, dprime = formula(n, m) if b is None else formula(n, b, m)
     t_prime = 1 + F(str(sympy.nsimplify(eta))) * (mc.t - 1)

@@ -48,7 +48,8 @@ from verifydp.claims.base import (
 )
 from verifydp.claims.base import statement as _statement
 from verifydp.claims.must.alg1 import judge_fa_cell, printed_upper, table8_cell
-from verifydp.claims.must.amplification import _sci, group_delta, judge_cell
+from verifydp.claims.must.amplification import group_delta
+from verifydp.claims.printed import judge_cell, sci
 from verifydp.designs.must import eta, eta_bracket, k_law
 from verifydp.exact.interval import Bracket, bracket
 
@@ -138,7 +139,7 @@ def delta_prime_bracket(scheme: str, n: int, b: int | None, m: int, eps: Bracket
 
 def _cell(params: dict, printed: str, value: Bracket, how: str) -> InstanceResult:
     v, why = judge_cell(printed, value)
-    return InstanceResult(params, v, printed, _sci(value), f"{why}; {how}")
+    return InstanceResult(params, v, printed, sci(value), f"{why}; {how}")
 
 
 def _inconclusive(params: dict, printed: str, why: str) -> InstanceResult:
@@ -209,7 +210,7 @@ def check_table4(budget: Budget, printed: dict | None = None) -> ClaimResult:
         if scheme in ("Poisson", "WOR"):
             db = _set_delta(T4_N, T4_M)
             if not alt:
-                alt = _sci(delta_prime_bracket("WOR", T4_N, None, T4_M, eps))
+                alt = sci(delta_prime_bracket("WOR", T4_N, None, T4_M, eps))
             how = SET_DELTA_NOTE.format(alt=alt)
         else:
             db = delta_prime_bracket(scheme, T4_N, b, T4_M, eps)
@@ -276,7 +277,7 @@ def check_table6(budget: Budget, printed: dict | None = None) -> ClaimResult:
                 db = delta_prime_bracket(scheme, T6_N, b, T6_M, eps, theta_scale=T6_N)
                 how = "Theorem 5 δ', Gaussian group profile, θ = nε/√(2log(1.25n))"
                 if ep == "0.01" and scheme == "WR":
-                    alts = [_sci(delta_prime_bracket(scheme, T6_N, b, T6_M, eps, k))
+                    alts = [sci(delta_prime_bracket(scheme, T6_N, b, T6_M, eps, k))
                             for k in (1, T6_N // T6_M)]
             res.append(_cell({**base, "cell": "delta'"}, p_d, db, how))
             res.append(_inconclusive({**base, "cell": "RMSE"}, p_rmse, SIM))
@@ -324,7 +325,7 @@ def _dc_cell(params: dict, scheme: str, printed: str, sigma_m: Bracket) -> Insta
         verdict, why = judge_fa_cell(upper, br)
         if verdict is not Verdict.INCONCLUSIVE:
             break
-    actual = f"certified δ_c(2) ∈ {_sci(br)} (grid 1/{grid.m}, lattice 1/{grid.lattice})"
+    actual = f"certified δ_c(2) ∈ {sci(br)} (grid 1/{grid.m}, lattice 1/{grid.lattice})"
     if scheme == "Poisson":
         return InstanceResult(params, Verdict.INCONCLUSIVE, printed, actual,
                               f"{why} at |Y| = m; under Poisson the noise scale |Y|σ is random")
