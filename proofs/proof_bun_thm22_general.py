@@ -5,7 +5,7 @@ replacement: the exact worst case is e^{ε'} = 1 + (m/n)(e^ε − 1) and δ' = (
 
 What is proved, and how.
 
-1. The LP (design.md §4) for this pair has a fixed shape: with α = m/n, the region is the
+1. The LP (docs/foundations.md) for this pair has a fixed shape: with α = m/n, the region is the
    three samples A = {a × m}, X = {a × (m−1), x}, Y = {a × (m−1), y}, pairwise neighbours,
    with p = (1 − α, α, 0) and q = (1 − α, 0, α) (A is absent when n = 1, X and Y when
    m = 0; for m = n, A is in the region with probability 0). This shape is checked against `region_for` and the design's laws for every
@@ -23,7 +23,7 @@ What is proved, and how.
    w(X→A) = 0) are the same conditions restricted to the points present.
 3. sympy: λ equals the printed e^{ε'} (`bun.THM22_EPS`) and αδ the printed δ'
    (`bun.THM22_DELTA`) at α = m/n.
-Via design.md §4 facts 1–4 this is the exact sup over all base mechanisms for this pair,
+Via docs/foundations.md#fact-1 to #fact-4 this is the exact sup over all base mechanisms for this pair,
 which `bun.py` argues (fact 4) is at least as bad as any pair of the same size with distinct
 records. The n ≤ 6 proof in `proof_bun_thm22_tight.py` also covers the all-distinct pair.
 """

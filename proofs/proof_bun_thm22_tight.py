@@ -8,7 +8,7 @@ differing by one replacement — the engine's canonical pair P = {a × (n−1), 
 {a × (n−1), y} (`bun.replace_pair`, used by `verifydp check bun/thm2.2`) and the pair with
 all records distinct, P = {r_1..r_{n−1}, x}, P' = {r_1..r_{n−1}, y} (no symmetry reduction
 at all) — and in both directions (P against P' and P' against P), over the engine's own
-region of design.md §4 (`worstcase.engine.region_for`: all count vectors of size m, edges =
+region of docs/foundations.md (`worstcase.engine.region_for`: all count vectors of size m, edges =
 one replacement), symbolically in t = e^ε:
 
 1. pure ε: the ratio LP  max p·f  s.t.  q·f ≤ 1, f ≥ 0, f_D ≤ t·f_E on every oriented edge,
@@ -30,7 +30,7 @@ one replacement), symbolically in t = e^ε:
 Every inequality is decided exactly: a polynomial in t is shown nonnegative on [1, ∞) by
 nonnegative coefficients in s = t − 1, else by exact root counting of its odd-multiplicity
 square-free factors (sympy). λ(t) and a·δ are then compared, as sympy identities, with the
-printed `bun.THM22_EPS` and `bun.THM22_DELTA`. Via design.md §4 facts 1–4 (binary
+printed `bun.THM22_EPS` and `bun.THM22_DELTA`. Via docs/foundations.md#fact-1 to #fact-4 (binary
 mechanisms suffice; the region carries every DP constraint) these are the exact sups over
 all (ε, δ)-DP base mechanisms on these pairs: the printed ε', δ' are valid and tight there.
 Not covered: n > 6, and pairs whose common records repeat in other patterns.

@@ -8,7 +8,7 @@ Claims and instances: every distinct (population pair, design) of the grids that
 * bun/lemB.1:corrected — fixed sizes m, m', P' = P ∪ {x}: (1 + m/(|P|+1)(t² − 1))·t^{|m−m'|}:
   all 80;
 * bun/thm7.2 (stratified proportional allocation), 44 instances, bun/thm5.2 (cluster
-  sampling, ℓ of k clusters, on the engine's orbit LP of design.md §4 fact 4), 35, and
+  sampling, ℓ of k clusters, on the engine's orbit LP of docs/foundations.md#fact-4), 35, and
   bun/thm3.1:upper:corrected (random sample size, e^{2ε}), 37: the test runs `prove()` with
   the default cap of 1000 enumerated labelings, which covers 41, 34 and 35 of them in a few
   seconds and counts the rest as not covered; `prove(cap=50_000)` covers all of thm7.2 and
@@ -16,7 +16,7 @@ Claims and instances: every distinct (population pair, design) of the grids that
 
 Both directions (P against P' and P' against P) are proved for each instance.
 
-The vertex lemma. On the engine's region (design.md §4; connected, checked), with p, q the
+The vertex lemma. On the engine's region (docs/foundations.md; connected, checked), with p, q the
 two sample laws, the ratio LP  max p·f s.t. q·f ≤ 1, f ≥ 0, f_x ≤ t·f_y on every oriented
 edge  has, for every t > 1, optimum V(t) = max_κ R_κ(t), R_κ = Σ_s p_s t^{κ_s} / Σ_s q_s t^{κ_s},
 over the integer labelings κ of the support points s of p and q with |κ_s − κ_s'| ≤ d(s, s')
@@ -211,7 +211,7 @@ def prove_instance(inst: Instance, bound: sympy.Expr, cross_check: bool = True,
     `cross_check`: compare V(2) with the engine's certified LP bracket (an independent
     check of the vertex lemma's implementation; `prove` does it on every 5th instance)."""
     law_p, law_q = inst.laws()
-    classes = inst.classes()  # orbit LP (design.md §4 fact 4) where the checker uses one
+    classes = inst.classes()  # orbit LP (docs/foundations.md#fact-4) where the checker uses one
     sym_p, sym_q = symmetrise(law_p, classes), symmetrise(law_q, classes)
     region = region_for(sym_p, sym_q, inst.base_relation, classes=classes)
     assert len(set(components(region))) == 1, "vertex lemma needs a connected region"

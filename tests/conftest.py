@@ -1,4 +1,4 @@
-"""Hypothesis is derandomised everywhere (CI reproducibility, design.md §6)."""
+"""Hypothesis is derandomised everywhere (CI reproducibility, docs/foundations.md#search)."""
 
 from hypothesis import settings
 

@@ -1,4 +1,4 @@
-"""Populations, record types and neighbouring relations (design.md §3).
+"""Populations, record types and neighbouring relations (docs/foundations.md#relations).
 
 A record is a value with optional stratum and cluster labels. Records with identical labels
 and value are indistinguishable to every design and every mechanism, so a population is a

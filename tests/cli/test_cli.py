@@ -1,4 +1,4 @@
-"""The command-line contract (design.md §8): verdicts, JSON shape, exit codes, one-line errors."""
+"""The command-line contract (README.md, command line): verdicts, JSON shape, exit codes, one-line errors."""
 
 from __future__ import annotations
 

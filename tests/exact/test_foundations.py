@@ -1,4 +1,4 @@
-"""The six facts the exact worst case rests on (design.md §4; docs/foundations.md)."""
+"""The six facts the exact worst case rests on (docs/foundations.md; docs/foundations.md)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ full-size answer (the catalogued theorems speak to the full size).
 Population pairs are canonical, as in verifydp/claims/bun.py: common records of one type `a`
 per stratum or cluster and one differing record. For designs that treat records symmetrically
 this pair is at least as bad as any pair of the same sizes with all records distinct (orbit
-averaging, design.md §4 fact 4), so the instance's worst case is the worst case over all
+averaging, docs/foundations.md#fact-4), so the instance's worst case is the worst case over all
 populations of those sizes. Designs that are not symmetric (PPS, fixed-order systematic) get a
 few explicit pairs, and the report says the worst case is over those pairs.
 """

@@ -1,4 +1,4 @@
-"""Claims as data plus a checker, and the verdicts they produce (design.md §1, §5)."""
+"""Claims as data plus a checker, and the verdicts they produce (docs/foundations.md#verdicts, #claims)."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def combine(statements: Iterable[Statement]) -> Verdict:
 
 
 def aggregate(instances: Iterable[InstanceResult]) -> Verdict:
-    """Verdict of one statement from its instances (design.md §5)."""
+    """Verdict of one statement from its instances (docs/foundations.md#claims)."""
     inst = list(instances)
     verdicts = {i.verdict for i in inst}
     if Verdict.REFUTED in verdicts:

@@ -1,4 +1,4 @@
-"""Generic checkers: compare a printed bound with the exact worst case (design.md §5).
+"""Generic checkers: compare a printed bound with the exact worst case (docs/foundations.md#claims).
 
 * upper bound on e^{ε'}: refuted when a certified lower bound of the exact worst-case ratio
   exceeds the certified upper end of the printed bound on an instance meeting every

@@ -1,4 +1,4 @@
-"""Series statements ("≈ 6rε") checked symbolically with sympy (design.md §5)."""
+"""Series statements ("≈ 6rε") checked symbolically with sympy (docs/foundations.md#claims)."""
 
 from __future__ import annotations
 

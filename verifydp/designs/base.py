@@ -1,4 +1,4 @@
-"""The design interface: a population maps to the exact law of its sample (design.md §3).
+"""The design interface: a population maps to the exact law of its sample (docs/foundations.md#relations).
 
 A sample is a count vector over an ordered universe of record types. Designs never know
 about mechanisms. Every design also has a naive enumerator over individual records, used

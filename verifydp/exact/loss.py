@@ -1,4 +1,4 @@
-"""Privacy loss between two finite distributions, exactly (design.md §2, exact/).
+"""Privacy loss between two finite distributions, exactly (docs/architecture.md, exact/).
 
 `max_divergence(P, Q)` is sup_E P(E)/Q(E) = max_x P(x)/Q(x) (mediant inequality), None when P
 charges a point Q does not; `hockey_stick(P, Q, t')` is sup_E P(E) − t'·Q(E) =

@@ -1,4 +1,4 @@
-"""Concrete base mechanisms with exact output laws in t = e^ε (design.md §4, fact 6)."""
+"""Concrete base mechanisms with exact output laws in t = e^ε (docs/foundations.md#fact-6)."""
 
 from verifydp.mechanisms.concrete import (
     GeometricCount,

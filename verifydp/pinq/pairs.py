@@ -1,7 +1,7 @@
 """Samplers and their partition versions on the canonical neighbouring pair (ebadi §4).
 
 Pair. D = {a × m}, D' = D ∪ {x} (add-remove, Definition 1). Every sampler here treats records
-symmetrically, so by orbit averaging (design.md §4 fact 4) this pair is the worst among pairs
+symmetrically, so by orbit averaging (docs/foundations.md#fact-4) this pair is the worst among pairs
 with |D| = m; instances are indexed by m.
 
 Single sampler: the exact sup over all ε-DP M of the privacy loss of M∘RS is the engine's

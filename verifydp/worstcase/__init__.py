@@ -1,4 +1,4 @@
-"""Exact worst case over all base mechanisms of a class, with certificates (design.md §4)."""
+"""Exact worst case over all base mechanisms of a class, with certificates (docs/foundations.md)."""
 
 from verifydp.worstcase.engine import (
     AcceptanceWitness,

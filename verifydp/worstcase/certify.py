@@ -1,4 +1,4 @@
-"""Exact certification of float LP solutions (design.md §4, fact 5).
+"""Exact certification of float LP solutions (docs/foundations.md#fact-5).
 
 A float primal is turned into an exactly feasible rational acceptance function (a witness
 mechanism and a certified lower bound); a float dual into an exactly feasible rational dual

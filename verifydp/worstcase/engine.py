@@ -1,4 +1,4 @@
-"""Exact worst case over ALL base mechanisms of a class (design.md §4).
+"""Exact worst case over ALL base mechanisms of a class (docs/foundations.md).
 
 For sample laws p = law(C(P)) and q = law(C(P')) and a class of base mechanisms
 (ε-DP or (ε, δ)-DP under a neighbouring relation), compute certified brackets of

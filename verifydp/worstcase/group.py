@@ -9,7 +9,7 @@ output multisets, in terms of the group profile δ_j = δ_{M,j}(ε) of the base 
 for a substitution pair P = C + {x}, P' = C + {x'} (C = n − 1 distinct records), where the
 samples Y have a fixed size m and d is the multiset substitution distance m − |Y ∩ Y'|.
 
-Why the finite LP below is exact (design.md §4 for the single-δ case):
+Why the finite LP below is exact (docs/foundations.md#fact-1 to #fact-5 for the single-δ case):
 
 * Binary outputs suffice.  For any M and event E, f(Y) = Pr[M(Y) ∈ E] satisfies
   f(Y) − t f(Y') ≤ δ_d and (1 − f(Y)) − t (1 − f(Y')) ≤ δ_d; conversely any such f is a

@@ -4,7 +4,7 @@ Floats only *search* here: every number that reaches a verdict is re-derived exa
 `verifydp.worstcase.certify` from the float primal (lower bound, witness mechanism) and the
 float dual (upper bound).
 
-Both LPs optimise over acceptance functions f: region → [0, 1] (design.md §4, fact 1).
+Both LPs optimise over acceptance functions f: region → [0, 1] (docs/foundations.md#fact-1).
 
 * ratio (pure ε-DP only): max Σ p·f  s.t.  Σ q·f ≤ 1, f ≥ 0, f_x ≤ t f_y on every edge
   (both orientations). Charnes–Cooper form of sup Pr_P[f] / Pr_Q[f]; the 1 − f constraints

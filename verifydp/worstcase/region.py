@@ -1,4 +1,4 @@
-"""The finite grid of datasets on which the worst-case LP lives (design.md §4, facts 2-4).
+"""The finite grid of datasets on which the worst-case LP lives (docs/foundations.md#fact-2 to #fact-4).
 
 Datasets are count vectors over the universe of record types occurring in P ∪ P' (fact 2).
 The DP constraints must hold on every dataset (fact 3), so the LP ranges over a *region*

@@ -6,7 +6,7 @@ named parameters; nothing is adjusted to make a check pass. Where the engine ref
 statement and the fix is clear, a separate `:corrected` claim encodes the fix.
 
 Canonical population pairs: for designs that treat records symmetrically, P and P' consist of
-identical common records plus a fresh differing record. By design.md §4 fact 4 (orbit
+identical common records plus a fresh differing record. By docs/foundations.md#fact-4 (orbit
 averaging, tested in tests/test_foundations.py) this pair is at least as bad as any pair of the
 same sizes in which all records are distinct, so a refutation on it is a refutation, and the
 worst case it gives is the worst case over all populations of those sizes.
