@@ -143,13 +143,13 @@ def _fix_to_bracket(lo: int, hi: int, clamp: tuple[int, int] | None = None) -> B
 
 @functools.lru_cache(maxsize=8192)
 def ncdf(x: Fraction) -> Bracket:
-    """Rigorous bracket of Φ(x) for rational x, endpoints on the dyadic grid 2^-512.
+    """Rigorous bracket of Φ(x) for rational x (lower end rounded down, upper end up).
 
     |x| ≤ 10: Φ(x) = 1/2 + φ(x) Σ_{k≥0} x^{2k+1}/(2k+1)!!  (positive-ratio series; once the
     term ratio x²/(2k+3) ≤ 1/2 the remainder is at most twice the next term, the ratios
     only decreasing from there on).
-    |x| > 10: Q(|x|) = 1 − Φ(|x|) = φ(x)/|x| Σ_k (−1)^k (2k−1)!!/x^{2k}; consecutive partial
-    sums of this asymptotic series bracket Q (the Mills-ratio alternating bounds; 40 terms).
+    |x| > 10: Q(|x|) = 1 − Φ(|x|) = φ(x) R(|x|) with the Mills ratio R bracketed by its
+    continued fraction (`_mills`); below −10 the result keeps relative accuracy.
 
     Rigour: all arithmetic is exact integer fixed point at scale 2^-_W (= 2^-576) with each
     lower end rounded down and each upper end rounded up (every term of the series is
@@ -157,10 +157,8 @@ def ncdf(x: Fraction) -> Bracket:
     exact multiplication and one floor/ceiling division); e^{-x²/2} comes from mpmath's
     directed-rounding exp plus a widening of a few ulps (exactly the enclosure of
     `exp_bracket(·, 256)`), and 1/√(2π) from the interval evaluator.  The result is rounded
-    outward to 2^-512 and clipped to [0, 1] (Φ takes values there), as before.  The maths
-    (series, cut-off rule, 40-term asymptotic bracket) is the one of the former
-    exact-Fraction implementation; only the arithmetic changed, so the brackets agree with
-    the old ones up to a unit or two of the 2^-512 grid."""
+    outward to 2^-512 and clipped to [0, 1] (Φ takes values there); below −10 it is rounded
+    outward to 512 significant bits instead."""
     x = Fraction(x)
     ax = abs(x)
     p, q = ax.numerator, ax.denominator
@@ -189,31 +187,57 @@ def ncdf(x: Fraction) -> Bracket:
         if x >= 0:
             return _fix_to_bracket(half + hl, half + hh, (0, 1 << _OUT_BITS))
         return _fix_to_bracket(half - hh, half - hl, (0, 1 << _OUT_BITS))
-    # asymptotic branch: a_k = (2k−1)!!/x^{2k}, a_{k+1} = a_k (2k+1) q²/p²
-    al = ah = one
-    q2, p2 = q * q, p * p
-    sum_lo = sum_hi = 0
-    last_lo, last_hi = [], []
-    for k in range(0, 40):
-        if k % 2 == 0:
-            sum_lo += al
-            sum_hi += ah
-        else:
-            sum_lo -= ah
-            sum_hi -= al
-        if k >= 38:
-            last_lo.append(sum_lo)
-            last_hi.append(sum_hi)
-        m = (2 * k + 1) * q2
-        al, ah = (al * m) // p2, -((-ah * m) // p2)
-    s_lo, s_hi = min(last_lo), max(last_hi)  # s_lo > 0: the first two terms give ≥ 1 − 1/100
-    fl, fh = _phi_fix(ax)
-    # Q = φ · s / |x| = φ · s · q / p
-    ql = (fl * s_lo * q) // (p << _W)
-    qh = _cdiv(fh * s_hi * q, p << _W)
+    # |x| > 10: Q(|x|) = φ(x) R(|x|), with the Mills ratio R bracketed by its continued
+    # fraction (`_mills`); e^{-x²/2} as an mpf enclosure, products exact, so a deep-tail value
+    # keeps its relative accuracy instead of vanishing below an absolute grid
+    if ax > 1000:  # Q(|x|) < e^{-500000} < 2^-65536: not worth a multi-megabit Fraction
+        tiny = Fraction(1, 1 << 65536)
+        return Bracket(0, tiny) if x < 0 else Bracket(1 - tiny, 1)
+    r_lo, r_hi = _mills(ax)
+    q_lo = mpf_to_fraction(exp_mpf_end(-ax * ax / 2, False)) * _INV_SQRT_2PI.lo * r_lo
+    q_hi = mpf_to_fraction(exp_mpf_end(-ax * ax / 2, True)) * _INV_SQRT_2PI.hi * r_hi
     if x < 0:
-        return _fix_to_bracket(ql, qh, (0, 1 << _OUT_BITS))
+        return Bracket(_round_rel(q_lo, up=False), _round_rel(q_hi, up=True))
+    ql = (q_lo.numerator << _W) // q_lo.denominator
+    qh = _cdiv(q_hi.numerator << _W, q_hi.denominator)
     return _fix_to_bracket(one - qh, one - ql, (0, 1 << _OUT_BITS))
+
+
+def _mills(x: Fraction) -> tuple[Fraction, Fraction]:
+    """The Mills ratio R(x) = Q(x)/φ(x), x > 0, bracketed by two consecutive convergents of
+    Laplace's continued fraction R(x) = 1/(x + 1/(x + 2/(x + 3/(x + …)))).
+
+    Why consecutive convergents bracket R: each level maps its tail s ↦ k/(x + s), a
+    decreasing function of s > 0, so R is a monotone function of the tail at depth n; the true
+    tail lies in (0, ∞), and the tails 0 and ∞ give the convergents of depths n and n − 1.
+    Exact rational arithmetic throughout; the depth doubles until the bracket is narrower
+    than 2^-(2·_PREC) relative."""
+    def convergent(n: int) -> Fraction:
+        s = Fraction(0)
+        for k in range(n, 0, -1):
+            s = k / (x + s)
+        return 1 / (x + s)
+
+    n = 16
+    while True:
+        a, b = convergent(n), convergent(n - 1)
+        lo, hi = min(a, b), max(a, b)
+        if (hi - lo) * (1 << _OUT_BITS) <= lo:
+            return _round_rel(lo, up=False), _round_rel(hi, up=True)
+        n *= 2
+
+
+def _round_rel(x: Fraction, up: bool, bits: int = _OUT_BITS) -> Fraction:
+    """x > 0 rounded down (or up) to `bits` significant bits: keeps Fractions small, and a
+    relative error of 2^-bits is far below anything a caller resolves."""
+    k = bits - (x.numerator.bit_length() - x.denominator.bit_length())
+    if k >= 0:
+        n = x.numerator << k
+        r = n // x.denominator if not up else -((-n) // x.denominator)
+        return Fraction(r, 1 << k)
+    d = x.denominator << -k
+    r = x.numerator // d if not up else -((-x.numerator) // d)
+    return Fraction(r << -k)
 
 
 def log_mpf(x: Fraction, up: bool, prec: int = 192) -> tuple[int, int, int, int]:
