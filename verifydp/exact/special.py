@@ -204,26 +204,25 @@ def ncdf(x: Fraction) -> Bracket:
 
 
 def _mills(x: Fraction) -> tuple[Fraction, Fraction]:
-    """The Mills ratio R(x) = Q(x)/φ(x), x > 0, bracketed by two consecutive convergents of
-    Laplace's continued fraction R(x) = 1/(x + 1/(x + 2/(x + 3/(x + …)))).
+    """The Mills ratio R(x) = Q(x)/φ(x), x > 0, enclosed through Laplace's continued fraction
+    R(x) = 1/(x + 1/(x + 2/(x + 3/(x + …)))).
 
-    Why consecutive convergents bracket R: each level maps its tail s ↦ k/(x + s), a
-    decreasing function of s > 0, so R is a monotone function of the tail at depth n; the true
-    tail lies in (0, ∞), and the tails 0 and ∞ give the convergents of depths n and n − 1.
-    Exact rational arithmetic throughout; the depth doubles until the bracket is narrower
-    than 2^-(2·_PREC) relative."""
-    def convergent(n: int) -> Fraction:
-        s = Fraction(0)
-        for k in range(n, 0, -1):
-            s = k / (x + s)
-        return 1 / (x + s)
-
+    Why this is rigorous: every level maps its tail s ↦ k/(x + s), decreasing in s > 0. The
+    true tail at depth n lies in [0, ∞), so starting from that interval and applying the maps
+    with outward rounding (a lower end from the upper ends below it, and vice versa) encloses
+    R. Exact integer fixed point at scale 2^-_W; the depth doubles until the enclosure is
+    narrower than 2^-(2·_PREC) relative."""
+    one = 1 << _W
+    x_lo = (x.numerator << _W) // x.denominator
+    x_hi = _cdiv(x.numerator << _W, x.denominator)
     n = 16
     while True:
-        a, b = convergent(n), convergent(n - 1)
-        lo, hi = min(a, b), max(a, b)
-        if (hi - lo) * (1 << _OUT_BITS) <= lo:
-            return _round_rel(lo, up=False), _round_rel(hi, up=True)
+        s_lo, s_hi = 0, _cdiv(n << (2 * _W), x_lo)  # level n with its tail in [0, ∞)
+        for k in range(n - 1, 0, -1):
+            s_lo, s_hi = (k << (2 * _W)) // (x_hi + s_hi), _cdiv(k << (2 * _W), x_lo + s_lo)
+        r_lo, r_hi = (one << _W) // (x_hi + s_hi), _cdiv(one << _W, x_lo + s_lo)
+        if (r_hi - r_lo) << _OUT_BITS <= r_lo:
+            return Fraction(r_lo, one), Fraction(r_hi, one)
         n *= 2
 
 
