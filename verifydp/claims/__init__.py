@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 from verifydp.claims.base import Budget, Claim, ClaimResult, Verdict
 
 
@@ -14,8 +16,6 @@ MODULES = ("bun", "must", "ebadi", "hu", "kifer")
 
 
 def catalogue() -> dict[str, Claim]:
-    import importlib
-
     out: dict[str, Claim] = {}
     for name in MODULES:
         try:

@@ -15,6 +15,7 @@ certified, error), with no closed form for Φ.
 from __future__ import annotations
 
 from fractions import Fraction
+from statistics import NormalDist
 from typing import Any
 
 import mpmath
@@ -86,8 +87,6 @@ def np_test_reference(level: Fraction, mu: Fraction) -> tuple[Bracket, str]:
     seeds it), then the power is ∫_z^∞ φ(x − μ) dx.  The stated error is mpmath's estimate
     plus the effect of the level residual on z: an estimate, not a proof.
     """
-    from statistics import NormalDist
-
     with mpmath.workdps(REF_DPS):
         c = 1 / mpmath.sqrt(2 * mpmath.pi)
         m, lv = _mp(mu), _mp(level)

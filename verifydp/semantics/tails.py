@@ -15,10 +15,12 @@ with `verifydp.exact.interval.bracket`:
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import sympy
 
+from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket, bracket
 
 EPS, RHO, DELTA, ALPHA, GAMMA = sympy.symbols("epsilon rho delta alpha gamma", positive=True)
@@ -47,8 +49,6 @@ def zcdp_alpha_opt(eps: Fraction, rho: Fraction) -> Fraction:
 def cks_delta_rdp(eps: Fraction, alpha: Fraction, gamma: Fraction) -> Bracket:
     """CKS bound on δ at ε for (α, γ)-RDP, in bracket arithmetic (sympy would try to
     simplify rational powers exactly)."""
-    from verifydp.exact import barith as ba
-
     am1 = alpha - 1
     expo = ba.add(am1 * (gamma - eps), ba.sub(ba.mul(am1, ba.log(am1)),
                                                ba.mul(alpha, ba.log(alpha))))
@@ -62,8 +62,6 @@ def cks_delta(eps: Fraction, rho: Fraction, alpha: Fraction) -> Bracket:
 
 def cks_alpha(eps: float, rho: float) -> Fraction:
     """A good α for `cks_delta` found in floats (any α > 1 is valid; floats only search)."""
-    import math
-
     def logd(a: float) -> float:
         return (a - 1) * (a * rho - eps) + (a - 1) * math.log(a - 1) - a * math.log(a)
 

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -91,8 +92,6 @@ def zcdp_violation(level: Fraction, p: Fraction, rho: Fraction) -> Fraction | No
     """A rational α > 1 at which (level, p) certainly violates a ρ-zCDP constraint, or None.
 
     Floats only choose the α to try; the violation itself is certified with brackets."""
-    import math
-
     def d(a: float, b: float, al: float) -> float:
         return math.log(a**al * b ** (1 - al) + (1 - a) ** al * (1 - b) ** (1 - al)) / (al - 1)
 
@@ -115,8 +114,6 @@ def zcdp_feasible(level: Fraction, p: Fraction, rho: Fraction, max_cells: int = 
     when D_b ≤ aρ (first cell a = 1).  Beyond A, D_α ≤ D_∞ = log max ratio ≤ Aρ.  Cells are
     swept left to right, each as long as a float estimate allows and then certified with
     brackets (halved when that fails); False means "not certified", not "infeasible"."""
-    import math
-
     dinf = ba.log(ba.bmax(ba.div(ba.sub(1, level), ba.sub(1, p)), ba.div(p, level)))
     big = Fraction(int(ba.div(dinf, rho).hi) + 2)
     lf, pf, rf = float(level), float(p), float(rho)

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
+from scipy.sparse import coo_matrix, vstack
 
 from verifydp.worstcase.region import Region
 
@@ -67,7 +67,6 @@ def solve_ratio(region: Region, p: np.ndarray, q: np.ndarray, t: Fraction) -> Fl
     n = len(region.points)
     a_edges = _edge_matrix(region, float(t), rows, 1.0)
     a_q = coo_matrix(q.reshape(1, n))
-    from scipy.sparse import vstack
 
     a_ub = vstack([a_edges, a_q]).tocsr()
     b_ub = np.zeros(len(rows) + 1)
@@ -84,7 +83,6 @@ def solve_hockey(
 ) -> FloatSolution:
     rows = oriented_rows(region)
     tf, df = float(t), float(delta)
-    from scipy.sparse import vstack
 
     a_ub = vstack(
         [_edge_matrix(region, tf, rows, 1.0), _edge_matrix(region, tf, rows, -1.0)]

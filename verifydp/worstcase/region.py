@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from math import comb
 
 from verifydp.population import CountVector, Relation
 
@@ -170,8 +171,6 @@ def _blocks(dim: int, classes: Classes) -> list[tuple[int, ...]]:
 
 
 def _orbit_count(lo: CountVector, hi: CountVector, classes: Classes) -> int:
-    from math import comb
-
     count = 1
     for block in _blocks(len(lo), classes):
         width = hi[block[0]] - lo[block[0]] + 1
