@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -159,6 +159,11 @@ class Budget:
         return self.seconds is not None and time.monotonic() - self.start > self.seconds
 
 
+def with_spaces(claims: Iterable[Claim], spaces: Mapping[str, SearchSpace]) -> list[Claim]:
+    """The claims, each carrying its search space from `spaces` (keyed by claim id)."""
+    return [replace(c, space=spaces.get(c.id, c.space)) for c in claims]
+
+
 def _instance_witness(res: ClaimResult) -> KindWitness | None:
     """The first refuted instance as a replayable witness (claims without a dataset witness)."""
     for st in res.statements:
@@ -171,9 +176,27 @@ def _instance_witness(res: ClaimResult) -> KindWitness | None:
     return None
 
 
+Params = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    """Where a claim's statement can be searched beyond its checker's grid: a hypothesis
+    strategy over the statement's parameters, and an evaluator that judges one drawn point
+    with the claim's own certified checker (so a violation found by `verifydp hunt` is as
+    certified as one found by `check`; docs/foundations.md#search). `size` is what shrinking
+    reduces (the records of the two datasets, or n for formula claims)."""
+
+    strategy: Any  # hypothesis.strategies.SearchStrategy[Params]
+    evaluate: Callable[[Params], InstanceResult]
+    size: Callable[[Params], int]
+    text: str
+
+
 @dataclass(frozen=True)
 class Claim:
-    """A published statement, encoded exactly as printed, with its checker."""
+    """A published statement, encoded exactly as printed, with its checker and, where it has
+    one, the space `verifydp hunt` searches."""
 
     id: str
     paper: str
@@ -181,6 +204,7 @@ class Claim:
     summary: str
     printed: str  # the statement as printed (LaTeX where the paper has formulas)
     checker: Callable[[Budget], ClaimResult] = field(compare=False)
+    space: SearchSpace | None = field(default=None, compare=False)
 
     def check(self, budget: Budget | None = None) -> ClaimResult:
         start = time.monotonic()

@@ -6,7 +6,7 @@ and against the exact worst case (issue 8).
     assert report.ok, report.summary()
 
 Hypothesis strategies for populations, designs, rates and group profiles (for users' own
-property tests) are those of `verifydp.hunt.strategies`, re-exported here as `strategies`.
+property tests) are those of `verifydp.claims.strategies`, re-exported here as `strategies`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from verifydp.hunt import strategies
+from verifydp.claims import strategies
 from verifydp.regress.adapters import ADAPTERS
 from verifydp.regress.core import Adapter, Mismatch, RegressReport, Tolerance, run
 

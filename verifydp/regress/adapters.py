@@ -33,10 +33,10 @@ from typing import Any
 import sympy
 from hypothesis import strategies as st
 
+from verifydp.claims.strategies import group_profiles
 from verifydp.exact.interval import Bracket, bracket, rational_in
 from verifydp.exact.special import brackets_for_eps, exp_bracket, log_bracket
 from verifydp.exact.tfunc import EPS
-from verifydp.hunt.strategies import group_profiles
 from verifydp.regress.core import Adapter, Mismatch, Params, Tolerance, draw, require
 
 # ---------------------------------------------------------------- domains (with edges first:

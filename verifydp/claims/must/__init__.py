@@ -3,12 +3,12 @@ of the paper; `CLAIMS` is their union."""
 
 from __future__ import annotations
 
-from verifydp.claims.base import Claim
-from verifydp.claims.must import alg1, amplification, figs, pair, profiles, tables
+from verifydp.claims.base import Claim, with_spaces
+from verifydp.claims.must import alg1, amplification, figs, pair, profiles, spaces, tables
 
-CLAIMS: list[Claim] = [
+CLAIMS: list[Claim] = with_spaces([
     *amplification.CLAIMS, *profiles.CLAIMS, *tables.CLAIMS, *figs.CLAIMS, *pair.CLAIMS,
     *alg1.CLAIMS,
-]
+], spaces.SPACES)
 
 __all__ = ["CLAIMS"]
