@@ -16,10 +16,9 @@ few explicit pairs, and the report says the worst case is over those pairs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil, floor
-from typing import Any
 
 from verifydp.audit.spec import AuditSpec, build_design
 from verifydp.designs import (
@@ -36,6 +35,7 @@ from verifydp.designs import (
 from verifydp.designs.allocation import round_allocation
 from verifydp.designs.neyman import SearchResult, most_sensitive_neighbour
 from verifydp.population import Population, PopulationPair, RecordType, Relation
+from verifydp.worstcase.scenario import Scenario
 
 CLUSTER_CAP = 4  # records per cluster in the scaled instance (the LP grows fast beyond)
 TWO_STAGE_CAP = 8
@@ -46,27 +46,6 @@ NEYMAN_STRATA = 4  # strata whose allocation moves, kept in the Neyman instance
 MUST_RECORDS = 20  # beyond, the two-stage laws make the LP ill-conditioned (loose certificates)
 SAMPLED = 4  # records sampled in the scaled SRS instance at least (keeps m/N close)
 SIMPLE_MAX = 5000
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """One population pair with the design(s) applied to each side."""
-
-    label: str
-    pair: PopulationPair
-    design: Design
-    design_prime: Design | None = None
-    symmetric: tuple[tuple[RecordType, ...], ...] = ()  # interchangeable record types
-    shape: dict[str, Any] = field(default_factory=dict)
-
-    def classes(self) -> tuple[tuple[int, ...], ...]:
-        pos = {rt: i for i, rt in enumerate(self.pair.universe)}
-        return tuple(tuple(sorted(pos[rt] for rt in g)) for g in self.symmetric)
-
-    def laws(self):  # type: ignore[no-untyped-def]
-        u = self.pair.universe
-        return (self.design.sample_law(self.pair.p, u),
-                (self.design_prime or self.design).sample_law(self.pair.q, u))
 
 
 @dataclass(frozen=True)

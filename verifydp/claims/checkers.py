@@ -29,6 +29,7 @@ from verifydp.worstcase.engine import (
     worst_case_hockey,
     worst_case_ratio,
 )
+from verifydp.worstcase.scenario import Scenario
 
 OVERLAP = "certified brackets overlap (the bound is attained or nearly so at an irrational e^ε)"
 
@@ -63,15 +64,17 @@ class Instance:
     label: dict[str, Any] = field(default_factory=dict)  # reported only
     symmetric: tuple[tuple[RecordType, ...], ...] = ()  # interchangeable record types
 
+    @property
+    def scenario(self) -> Scenario:
+        """The pair and design(s) of this instance (the part the worst case depends on)."""
+        return Scenario(str(self.params), self.pair, self.design, self.design_prime,
+                        self.symmetric)
+
     def classes(self) -> tuple[tuple[int, ...], ...]:
-        pos = {rt: i for i, rt in enumerate(self.pair.universe)}
-        return tuple(tuple(sorted(pos[rt] for rt in group)) for group in self.symmetric)
+        return self.scenario.classes()
 
     def laws(self):  # type: ignore[no-untyped-def]
-        universe = self.pair.universe
-        law_p = self.design.sample_law(self.pair.p, universe)
-        law_q = (self.design_prime or self.design).sample_law(self.pair.q, universe)
-        return law_p, law_q
+        return self.scenario.laws()
 
     def mclass(self) -> MechanismClass:
         lo, hi = self.eps.t_bracket()
