@@ -38,7 +38,7 @@ def test_printed_equals_reference(results):
     for cid, res in results.items():
         assert res.verdict is Verdict.HOLDS, (cid, res.summary())
         assert len(res.statements) == 2
-        assert len(res.instances) == 8 * 2 * 4
+        assert len(res.instances) == len(mp.EPS_GRID) * len(mp.PARAMS) * (1 + len(mp.GROUP_SIZES))
         assert all(i.verdict is Verdict.HOLDS for i in res.instances)
 
 
@@ -75,6 +75,25 @@ def test_gauss_mutants_caught():
     # Vadhan-style black-box substitution ε -> ε/j is not the white-box profile either.
     r = mp.check_gauss(_fast(), group=mp.GAUSS_PRINTED.subs(EPS, EPS / J))
     assert r.statements[1].verdict is Verdict.REFUTED
+
+
+OLD_PARAMS = ((F(1), F(1)), (F(1), F(2)))  # θ ∈ {1, 1/2}: the grid before issue 14
+
+
+@pytest.mark.parametrize("which", ["laplace", "gauss"])
+def test_theta_grid_covers_small_and_large_theta(which, monkeypatch):
+    """Issue 14 (narrowing review): Theorem 1 holds for every Δ, σ > 0; a printed formula that
+    is right only for θ = Δ/σ ∈ [1/2, 3] (the old grid's range, j ≤ 3) must be caught, and
+    the old grid misses it (so the test tells the widening apart)."""
+    check, printed, d = ((mp.check_laplace, mp.LAPLACE_PRINTED, D1) if which == "laplace"
+                         else (mp.check_gauss, mp.GAUSS_PRINTED, D2))
+    assert {d_ / s_ for d_, s_ in mp.PARAMS} >= {F(1, 4), F(4)}
+    for clamp in (sympy.Min(d / S, 3) * S, sympy.Max(d / S, sympy.Rational(1, 2)) * S):
+        bad = printed.subs(d, clamp)
+        assert check(_fast(), profile=bad).statements[0].verdict is Verdict.REFUTED, clamp
+        with monkeypatch.context() as m:
+            m.setattr(mp, "PARAMS", OLD_PARAMS)
+            assert check(_fast(), profile=bad).statements[0].verdict is Verdict.HOLDS, clamp
 
 
 def test_laplace_support_and_values():

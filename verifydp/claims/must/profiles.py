@@ -54,8 +54,12 @@ THETA = sympy.Symbol("theta", positive=True)
 EPS_GRID: tuple[Fraction, ...] = tuple(
     Fraction(x) for x in (0, Fraction(1, 10), Fraction(1, 2), 1, 2, 5, 10, 20)
 )
+# (Δ, σ): the profiles depend on Δ/σ only; θ = Δ/σ ∈ {1/4, 1/2, 1, 4} spans Table 3's and
+# Fig. 4's Δ/σ = 1/4 and a large θ (the group sizes j ≤ 3 reach θ = 12): issue 14, a grid must
+# not skip the small and large θ where the tails of Φ and the [·]_+ kink sit
 PARAMS: tuple[tuple[Fraction, Fraction], ...] = (
     (Fraction(1), Fraction(1)), (Fraction(1), Fraction(2)),
+    (Fraction(1), Fraction(4)), (Fraction(4), Fraction(1)),
 )
 GROUP_SIZES = (1, 2, 3)
 
