@@ -1,9 +1,38 @@
-"""Privacy-loss-distribution accounting for k-fold composition (Zhao & Liu, MUST §3.3, Alg. 1).
+"""Certified privacy accounting for k-fold composition.
 
-* `pair`: the per-step Gaussian-mixture pair of MUST Eqns (6)–(7) (and the S6 pairs), with
-  rigorous loss values and cell masses;
-* `intconv`: exact integer convolution (Kronecker substitution, libmpdec's number-theoretic
-  transform);
-* `pld`: a certified bracket of the composed hockey-stick divergence δ(ε);
-* `fourier`: the Fourier accountant exactly as printed in MUST Algorithm 1 (floats / mpmath).
+* `compose`: certified δ(ε) and ε(δ) brackets for a per-step dominating pair (Poisson or
+  fixed-size subsampled Gaussian, a law of K, Laplace): connect-the-dots upper bounds, a
+  test on a dominated pair for lower bounds, ball-arithmetic composition (python-flint);
+* `pair`, `pld`: the earlier certified bracket on an exact integer lattice, and
+  `intconv` (exact integer convolution) behind it;
+* `fourier`: the Fourier accountant exactly as printed in MUST Algorithm 1 (floats / mpmath);
+* `laws`: the law of K (copies of the differing record in a sample) of the MUST schemes.
+
+    from fractions import Fraction
+    from verifydp.accounting import compose, poisson_gaussian
+    compose(poisson_gaussian(Fraction(1, 100), Fraction(1)), 1000, epsilon=Fraction(1))
 """
+
+from verifydp.accounting.composition import (
+    Composed,
+    Grid,
+    Pair,
+    compose,
+    composed,
+    fixed_size_gaussian,
+    laplace,
+    mixture_gaussian,
+    poisson_gaussian,
+)
+
+__all__ = [
+    "Composed",
+    "Grid",
+    "Pair",
+    "compose",
+    "composed",
+    "fixed_size_gaussian",
+    "laplace",
+    "mixture_gaussian",
+    "poisson_gaussian",
+]

@@ -1,0 +1,163 @@
+"""The certified accountant (`verifydp.accounting.compose`, issue 15) against exact values,
+peers, refinement, and mutants that drop a term."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import mpmath
+import pytest
+
+from verifydp.accounting import composition as C
+from verifydp.exact import barith, special
+
+
+def exact_gaussian_delta(mu: F, eps: F) -> tuple[F, F]:
+    """Theorem 1 of Zhao & Liu (the Gaussian privacy profile) with θ = μ: the k-fold
+    composition of N(1, σ²) vs N(0, σ²) is N(μ, 1) vs N(0, 1) with μ = √k/σ, and
+    δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), bracketed with the package's rigorous Φ."""
+    d = barith.sub(special.ncdf(mu / 2 - eps / mu),
+                   barith.mul(special.exp(eps), special.ncdf(-mu / 2 - eps / mu)))
+    return d.lo, d.hi
+
+
+@pytest.mark.parametrize("sigma,k,eps", [(F(2), 16, F(1)), (F(1), 4, F(1, 2)),
+                                         (F(3, 2), 9, F(2)), (F(1, 2), 1, F(3))])
+def test_plain_gaussian_contains_the_exact_delta(sigma: F, k: int, eps: F) -> None:
+    lo, hi = exact_gaussian_delta(F(int(k**0.5)) / sigma, eps)
+    b = C.compose(C.poisson_gaussian(F(1), sigma), k, epsilon=eps, grid=C.Grid(h=F(1, 200)))
+    assert b.lo <= lo and hi <= b.hi
+    assert b.width <= b.hi / 500  # and it is tight
+
+
+def test_epsilon_of_delta_contains_the_exact_epsilon() -> None:
+    mu = F(2)  # k = 16, σ = 2
+    target = F(1, 10**3)
+    with mpmath.workdps(40):
+        m = mpmath.mpf(2)
+        tgt = mpmath.mpf(target.numerator) / target.denominator
+        exact = mpmath.findroot(lambda e: mpmath.ncdf(m / 2 - e / m)
+                                - mpmath.exp(e) * mpmath.ncdf(-m / 2 - e / m) - tgt, 4)
+    b = C.compose(C.poisson_gaussian(F(1), F(2)), 16, delta=target, grid=C.Grid(h=F(1, 200)))
+    assert b.lo <= F(mpmath.nstr(exact, 35)) <= b.hi
+    assert b.width < F(1, 100)
+    assert exact_gaussian_delta(mu, b.hi)[1] <= target  # the upper end is a valid ε
+
+
+def test_brackets_shrink_and_nest_as_the_grid_refines() -> None:
+    pair = C.poisson_gaussian(F(1, 10), F(1))
+    coarse, mid, fine = (C.compose(pair, 50, epsilon=F(1, 2), grid=C.Grid(h=F(1, n)))
+                         for n in (100, 200, 400))
+    for a, b in ((coarse, mid), (mid, fine)):
+        assert a.lo <= b.lo <= b.hi <= a.hi
+        assert b.width < a.width / 2
+
+
+def test_a_mutant_that_drops_the_infinite_tail_is_caught(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """With a short output range (z = 2) much P-mass lies beyond the last cut; the upper
+    bound must count it at +∞. Dropping that term makes the bracket miss the exact value."""
+    sigma, k, eps = F(2), 16, F(1)
+    lo, hi = exact_gaussian_delta(F(4) / sigma, eps)
+    grid = C.Grid(h=F(1, 200), z=2)
+    ok = C.compose(C.poisson_gaussian(F(1), sigma), k, epsilon=eps, grid=grid)
+    assert ok.lo <= lo and hi <= ok.hi
+    real = C._Step
+
+    def no_tail(*args, **kw):  # type: ignore[no-untyped-def]
+        s = real(*args, **kw)
+        return real(s.upper, C.flint.arb(0), s.low_p, s.low_q, s.off, s.mean_p, s.mean_q, s.sd)
+
+    monkeypatch.setattr(C, "_Step", no_tail)
+    # caught: either the "upper bound" falls below the true δ, or below the certified lower
+    # bound, which the accountant refuses as inconsistent
+    try:
+        bad = C.compose(C.poisson_gaussian(F(1), sigma), k, epsilon=eps, grid=grid)
+    except ArithmeticError:
+        return
+    assert bad.hi < lo
+
+
+def test_a_mutant_that_drops_the_tail_q_mass_is_caught(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The lower bound's test must count the Q-mass beyond the last cut. A mutant that
+    forgets it (with a short output range, z = 1, where that mass is large) makes the
+    "lower bound" exceed the true δ."""
+    sigma, k, eps = F(2), 16, F(1)
+    lo, hi = exact_gaussian_delta(F(4) / sigma, eps)
+    grid = C.Grid(h=F(1, 200), z=1)
+    ok = C.compose(C.poisson_gaussian(F(1), sigma), k, epsilon=eps, grid=grid)
+    assert ok.lo <= lo and hi <= ok.hi
+    real = C._mass
+    calls = []
+
+    def forgetful(pair, comps, cuts, cache):  # type: ignore[no-untyped-def]
+        cells, below, above = real(pair, comps, cuts, cache)
+        calls.append(1)
+        if len(calls) % 2 == 0:  # the Q side
+            return cells, C.flint.arb(0), C.flint.arb(0)
+        return cells, below, above
+
+    monkeypatch.setattr(C, "_mass", forgetful)
+    try:
+        bad = C.compose(C.poisson_gaussian(F(1), sigma), k, epsilon=eps, grid=grid)
+    except ArithmeticError:
+        return
+    assert bad.lo > hi
+
+
+def test_fixed_size_and_law_of_k_against_numerical_integration() -> None:
+    """k = 1: the δ of the substitution pair equals the hockey-stick integral, computed here
+    independently by mpmath quadrature at 30 digits."""
+    q, sigma, eps = F(1, 4), F(1), F(1, 2)
+    b = C.compose(C.fixed_size_gaussian(q, sigma), 1, epsilon=eps, grid=C.Grid(h=F(1, 400)))
+    with mpmath.workdps(30):
+        qq, s, e = mpmath.mpf(1) / 4, mpmath.mpf(1), mpmath.mpf(1) / 2
+
+        def dens(x, c):  # type: ignore[no-untyped-def]
+            return mpmath.npdf(x, c, s)
+
+        def f(x):  # type: ignore[no-untyped-def]
+            p = (1 - qq) * dens(x, 0) + qq * dens(x, 1)
+            r = (1 - qq) * dens(x, 0) + qq * dens(x, -1)
+            return p - mpmath.exp(e) * r
+
+        # the loss is increasing: p − e^ε q > 0 exactly right of its root
+        ref = mpmath.quad(f, [mpmath.findroot(f, 1), mpmath.inf])
+    assert b.lo <= F(mpmath.nstr(ref, 28)) * (1 + F(1, 10**12)) and F(mpmath.nstr(ref, 28)) <= b.hi * (1 + F(1, 10**12))
+
+
+def test_laplace_single_release_is_exact_within_the_bracket() -> None:
+    """Laplace(b) on a sensitivity-1 query: δ(ε) = 1 − e^{(ε − 1/b)/2} for ε < 1/b."""
+    b_, eps = F(1, 2), F(1)
+    br = C.compose(C.laplace(b_), 1, epsilon=eps, grid=C.Grid(h=F(1, 400)))
+    e = special.exp((eps - 1 / b_) / 2)
+    assert br.lo <= 1 - e.hi and 1 - e.lo <= br.hi
+
+
+def test_bad_input_is_refused() -> None:
+    with pytest.raises(ValueError):
+        C.poisson_gaussian(F(0), F(1))
+    with pytest.raises(ValueError):
+        C.compose(C.poisson_gaussian(F(1, 2), F(1)), 0, epsilon=F(1))
+    with pytest.raises(ValueError):
+        C.compose(C.poisson_gaussian(F(1, 2), F(1)), 3)
+    with pytest.raises(ValueError):
+        C.compose(C.poisson_gaussian(F(1, 2), F(1)), 3, delta=F(2))
+
+
+def test_peers_fall_inside_the_certified_bracket() -> None:
+    """dp-accounting's PLD and prv-accountant at the issue's setting (q = 0.01, σ = 1,
+    k = 1000, ε = 1) lie inside the certified bracket."""
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    prv = pytest.importorskip("prv_accountant")
+    b = C.compose(C.poisson_gaussian(F(1, 100), F(1)), 1000, epsilon=F(1))
+    d = pld.from_gaussian_mechanism(1.0, sampling_prob=0.01,
+                                    value_discretization_interval=1e-4).self_compose(1000)
+    val = F(d.get_delta_for_epsilon(1.0))
+    assert b.lo <= val <= b.hi
+    from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
+
+    acc = prv.PRVAccountant([PoissonSubsampledGaussianMechanism(0.01, 1.0)], eps_error=0.01,
+                            delta_error=1e-10, max_self_compositions=[1000])
+    d_lo, _, d_hi = acc.compute_delta(1.0, [1000])
+    assert F(d_lo) <= b.hi and b.lo <= F(d_hi)  # prv's own interval overlaps ours
+    assert b.width / b.hi <= F(1, 100)

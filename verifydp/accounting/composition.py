@@ -1,0 +1,591 @@
+"""Certified k-fold composition: brackets of δ(ε) and ε(δ) for a per-step dominating pair.
+
+For a pair (P, Q) with privacy loss L = log(dP/dQ) and g(s) = (1 − e^{ε−s})_+, the k-fold
+product pair has δ_{P^k‖Q^k}(ε) = E_{P^k}[g(L_1 + … + L_k)] (docs/foundations.md#composition).
+Everything below is a rigorous enclosure; floats only choose where to cut.
+
+1. **Cells.** The output axis is cut at points x_i chosen (in floats) so that the loss crosses
+   one lattice step h per cell. The loss is monotone in x for every pair this module builds
+   (each constructor says why), so a cell's loss lies between the certified losses at its two
+   ends, and its P- and Q-masses are differences of the kernel's cdf (arb balls, python-flint).
+2. **Upper bound: connect the dots** (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022). A
+   cell with loss in [a, b] (lattice points) is split into P-mass x_a at a and x_b at b with
+   x_a + x_b = P(cell), x_a e^{−a} + x_b e^{−b} = Q(cell). Splitting preserves both marginals
+   and the original pair is a merge (post-processing) of the split one, so the split pair
+   dominates; equivalently x ↦ g(c − log x) is convex in x = e^{−s} and the split is a
+   mean-preserving spread in x (Jensen). Error O(h²) per step. Mass beyond the last cell goes
+   to +∞; mass below the first cell is rounded *up* to its loss (g is increasing). With
+   enclosures of the masses, the smaller end of x_a stays at a and the rest of the upper end
+   of P(cell) goes to b: tail-dominating, so still an upper bound.
+3. **Lower bound: a test on a dominated pair.** Bucketing the output by cell is
+   post-processing, so the bucket pair (P̃, Q̃) is dominated by (P, Q). For any threshold τ on
+   the composed bucket index T, δ ≥ P̃^k(T ≥ τ) − e^ε Q̃^k(T ≥ τ); we take the best τ. The loss
+   against the optimal test is second order in the spread of the loss inside a bucket.
+4. **Composition** multiplies polynomials whose coefficients are arb balls (python-flint's
+   `arb_poly`: rigorous ball arithmetic, fast), by binary powering. After each product the
+   vectors are cut to a window: upper vectors move mass below it up to its bottom and mass
+   above it to +∞; lower P-vectors drop mass outside it; lower Q-vectors count every dropped
+   mass as if it were in the tail (an upper bound on Q̃^k(T ≥ τ)).
+5. **Both directions.** δ(ε) of the pair is max(δ_{P‖Q}, δ_{Q‖P}); the reverse direction has
+   the same cells with P and Q swapped and the loss negated.
+
+`compose(pair, steps, epsilon=…)` returns a `Bracket` of δ; `compose(pair, steps, delta=…)`
+returns a `Bracket` of ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ}, by bisection on certified δ brackets.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from verifydp.exact.interval import Bracket
+
+__all__ = [
+    "Composed",
+    "Grid",
+    "Pair",
+    "compose",
+    "composed",
+    "fixed_size_gaussian",
+    "laplace",
+    "mixture_gaussian",
+    "poisson_gaussian",
+]
+
+# arb balls at python-flint's default working precision (53 bits): every operation's rounding
+# is inside the ball's radius, so no precision setting (a global of flint's) is ever changed
+_KERNELS = ("gauss", "laplace")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A per-step pair P = Σ_i w_i K((x − c_i)/s), Q = Σ_j v_j K((x − d_j)/s) for a kernel K
+    (standard Gaussian or Laplace), exact weights and centres. Build it with a constructor
+    (`poisson_gaussian`, `fixed_size_gaussian`, `mixture_gaussian`, `laplace`): each checks
+    that the privacy loss is non-decreasing in x, which the certification relies on."""
+
+    p: tuple[tuple[Fraction, Fraction], ...]  # (weight, centre)
+    q: tuple[tuple[Fraction, Fraction], ...]
+    scale: Fraction
+    kernel: str = "gauss"
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kernel not in _KERNELS:
+            raise ValueError(f"unknown kernel {self.kernel!r}; use one of {_KERNELS}")
+        if self.scale <= 0:
+            raise ValueError("the noise scale must be positive")
+        for side, comps in (("P", self.p), ("Q", self.q)):
+            if not comps or sum(w for w, _ in comps) != 1 or any(w < 0 for w, _ in comps):
+                raise ValueError(f"{side}: weights must be non-negative and sum to 1 exactly")
+
+
+def poisson_gaussian(q: Fraction, sigma: Fraction) -> Pair:
+    """Poisson sampling with rate q, Gaussian noise σ on a sensitivity-1 sum, add/remove:
+    P = (1−q)N(0, σ²) + qN(1, σ²) against Q = N(0, σ²). The loss
+    log(1 − q + q e^{(2x−1)/(2σ²)}) is increasing in x. (The remove direction is the reverse
+    pair, which `compose` always evaluates too.)"""
+    q, sigma = Fraction(q), Fraction(sigma)
+    if not 0 < q <= 1:
+        raise ValueError("the sampling rate q must lie in (0, 1]")
+    p = ((1 - q, Fraction(0)), (q, Fraction(1))) if q < 1 else ((Fraction(1), Fraction(1)),)
+    return Pair(p, ((Fraction(1), Fraction(0)),), sigma, "gauss", f"Poisson(q={q}) Gaussian σ={sigma}")
+
+
+def fixed_size_gaussian(q: Fraction, sigma: Fraction) -> Pair:
+    """Sampling a fixed-size batch without replacement (each record in it with probability
+    q = m/n), Gaussian noise σ on a sum of contributions clipped to [−1/2, 1/2]... stated with
+    sensitivity 1 under substitution: P = (1−q)N(0, σ²) + qN(1, σ²) against
+    Q = (1−q)N(0, σ²) + qN(−1, σ²) (the pair of Zhao & Liu, MUST Eqns (6)–(7) with K ≤ 1).
+    The ratio ((1−q) + q e^{(2x−1)/(2σ²)}) / ((1−q) + q e^{(−2x−1)/(2σ²)}) is increasing."""
+    q, sigma = Fraction(q), Fraction(sigma)
+    if not 0 < q <= 1:
+        raise ValueError("the sampling rate q must lie in (0, 1]")
+    return mixture_gaussian(((0, 1 - q), (1, q)), sigma, substitution=True,
+                            name=f"fixed-size WOR(q={q}) Gaussian σ={sigma}")
+
+
+def mixture_gaussian(law: tuple[tuple[int, Fraction], ...], sigma: Fraction,
+                     substitution: bool = True, name: str = "") -> Pair:
+    """A law of K (copies of the differing record in the sample: with replacement, MUST):
+    P = Σ_l w_l N(l, σ²) against Q = Σ_l w_l N(−l, σ²) (substitution) or N(0, σ²)
+    (add/remove). Both ratios are increasing in x: every term of the numerator increases and
+    every term of the denominator decreases (l ≥ 0)."""
+    sigma = Fraction(sigma)
+    law = tuple((int(k), Fraction(w)) for k, w in law if w)
+    if any(k < 0 for k, _ in law):
+        raise ValueError("copy counts must be non-negative")
+    p = tuple((w, Fraction(k)) for k, w in law)
+    q = (tuple((w, Fraction(-k)) for k, w in law) if substitution
+         else ((Fraction(1), Fraction(0)),))
+    return Pair(p, q, sigma, "gauss", name or f"law of K, Gaussian σ={sigma}")
+
+
+def laplace(scale: Fraction, q: Fraction = Fraction(1)) -> Pair:
+    """The Laplace mechanism with scale b on a sensitivity-1 query, optionally Poisson
+    subsampled with rate q (add/remove): P = (1−q)Lap(0, b) + qLap(1, b) against Lap(0, b).
+    The loss is non-decreasing in x (a mixture with non-negative shifts against the
+    unshifted density: the likelihood ratio e^{(|x|−|x−1|)/b} is non-decreasing)."""
+    scale, q = Fraction(scale), Fraction(q)
+    if not 0 < q <= 1:
+        raise ValueError("the sampling rate q must lie in (0, 1]")
+    p = ((1 - q, Fraction(0)), (q, Fraction(1))) if q < 1 else ((Fraction(1), Fraction(1)),)
+    return Pair(p, ((Fraction(1), Fraction(0)),), scale, "laplace", f"Laplace(b={scale}, q={q})")
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Discretisation: lattice step h of the loss, output range ± z scales beyond the centres,
+    and the half-width of the composed windows in standard deviations."""
+
+    h: Fraction = Fraction(1, 1000)
+    z: int = 12
+    window_sd: int = 14
+
+
+# ---------------------------------------------------------------- floats: where to cut
+
+
+def _float_logpdf(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
+                  x: np.ndarray) -> np.ndarray:
+    s = float(pair.scale)
+    terms = []
+    for w, c in comps:
+        u = (x - float(c)) / s
+        if pair.kernel == "gauss":
+            terms.append(math.log(float(w)) - u * u / 2)
+        else:
+            terms.append(math.log(float(w)) - np.abs(u))
+    return np.logaddexp.reduce(np.array(terms), axis=0)
+
+
+def _float_loss(pair: Pair, x: np.ndarray) -> np.ndarray:
+    return _float_logpdf(pair, pair.p, x) - _float_logpdf(pair, pair.q, x)
+
+
+def _cut_points(pair: Pair, grid: Grid) -> list[Fraction]:
+    """Exact dyadic cut points, chosen in floats: two per lattice point ih, at losses just
+    below and just above it, so that every cell but the thin ones around lattice points has
+    its certified loss range inside one lattice step (the thin ones carry negligible mass).
+    Any choice is sound; this one makes the bounds tight."""
+    s = float(pair.scale)
+    centres = [float(c) for _, c in pair.p + pair.q]
+    lo, hi = min(centres) - grid.z * s, max(centres) + grid.z * s
+    xs = np.linspace(lo, hi, 200001)
+    ls = np.maximum.accumulate(_float_loss(pair, xs))  # monotone in theory; guard float noise
+    h = float(grid.h)
+    lattice = np.arange(math.ceil(ls[0] / h), math.floor(ls[-1] / h) + 1) * h
+    eta = h * 1e-4
+    targets = np.concatenate((lattice - eta, lattice + eta))
+    targets = targets[(targets > ls[0]) & (targets < ls[-1])]
+    idx = np.clip(np.searchsorted(ls, targets), 1, len(xs) - 1)
+    x0, x1, l0, l1 = xs[idx - 1], xs[idx], ls[idx - 1], ls[idx]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = np.where(l1 > l0, x0 + (targets - l0) / (l1 - l0) * (x1 - x0), x0)
+        for _ in range(2):  # Newton steps on the float loss, kept inside the bracket
+            d = 1e-7 * max(s, 1e-300)
+            slope = (_float_loss(pair, x + d) - _float_loss(pair, x - d)) / (2 * d)
+            step = np.where(slope > 0, (_float_loss(pair, x) - targets) / slope, 0.0)
+            x = np.clip(x - np.nan_to_num(step), x0, x1)
+    cuts = np.unique(np.concatenate(([lo], x, [hi])))
+    if pair.kernel == "laplace":  # flat stretches of the loss still need an x resolution
+        cuts = np.unique(np.concatenate((cuts, np.linspace(lo, hi, 4001))))
+    return [Fraction(float(c)) for c in cuts]
+
+
+# ---------------------------------------------------------------- arb: certified cells
+
+
+def _arb(x: Fraction) -> flint.arb:
+    return flint.arb(x.numerator) / x.denominator
+
+
+def _cdf(kernel: str, u: flint.arb, negative: bool) -> flint.arb:
+    """The kernel's cdf at u (an arb ball); `negative` says on which side of 0 u lies
+    (certified by the caller: it selects the Laplace branch)."""
+    if kernel == "gauss":
+        return (-u / _SQRT2).erfc() / 2
+    if negative:
+        return u.exp() / 2
+    return 1 - (-u).exp() / 2
+
+
+_SQRT2 = flint.arb(2).sqrt()
+
+
+def _kernel_values(pair: Pair, c: Fraction, cuts: list[Fraction], xs: list[flint.arb],
+                   ) -> list[tuple[flint.arb, bool]]:
+    """At each cut: the cdf left of the centre c, the survival function right of it (flag)."""
+    s, ca = _arb(pair.scale), _arb(c)
+    vals = []
+    for x, xf in zip(xs, cuts, strict=True):
+        u = (x - ca) / s
+        if xf > c:  # right of the centre: the survival function, no 1 − (1 − tiny)
+            vals.append((_cdf(pair.kernel, -u, True), True))
+        else:
+            vals.append((_cdf(pair.kernel, u, xf < c), False))
+    return vals
+
+
+def _mass(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...], cuts: list[Fraction],
+          cache: dict[Fraction, list[tuple[flint.arb, bool]]],
+          ) -> tuple[list[flint.arb], flint.arb, flint.arb]:
+    """Masses of the cells [cut_i, cut_{i+1}], of (−∞, cut_0] and of [cut_last, ∞); `cache`
+    keeps the kernel values per centre (P and Q often share centres)."""
+    xs = [_arb(x) for x in cuts] if not cache else []
+    cells = [flint.arb(0)] * (len(cuts) - 1)
+    below = flint.arb(0)
+    above = flint.arb(0)
+    for w, c in comps:
+        wa = _arb(w)
+        if c not in cache:
+            cache[c] = _kernel_values(pair, c, cuts, xs or [_arb(x) for x in cuts])
+        vals = cache[c]
+        for i in range(len(cuts) - 1):
+            (a, a_sf), (b, b_sf) = vals[i], vals[i + 1]
+            if a_sf and b_sf:
+                m = a - b
+            elif not a_sf and not b_sf:
+                m = b - a
+            else:  # the centre lies inside the cell
+                m = 1 - a - b
+            cells[i] = cells[i] + wa * m
+        below = below + wa * (1 - vals[0][0] if vals[0][1] else vals[0][0])
+        above = above + wa * (vals[-1][0] if vals[-1][1] else 1 - vals[-1][0])
+    return cells, below, above
+
+
+def _log_densities(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
+                   cuts: list[Fraction]) -> list[flint.arb]:
+    """log of the mixture density (up to the kernel's constant, common to P and Q) at each cut."""
+    s = _arb(pair.scale)
+    xs = [_arb(x) for x in cuts]
+    parts = [(_arb(w), _arb(c)) for w, c in comps]
+    out = []
+    for x in xs:
+        terms = []
+        for w, c in parts:
+            u = (x - c) / s
+            terms.append((w, -u * u / 2 if pair.kernel == "gauss" else -abs(u)))
+        # any common shift is exact (log Σ w e^{e} = u0 + log Σ w e^{e − u0}); floats pick it
+        u0 = flint.arb(max(float(e.mid()) for _, e in terms))
+        tot = sum((w * (e - u0).exp() for w, e in terms), flint.arb(0))
+        out.append(tot.log() + u0)
+    return out
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One direction's per-step vectors on the lattice hℤ, all indices offset by `off`."""
+
+    upper: list[flint.arb]   # connect-the-dots P-masses
+    upper_inf: flint.arb     # P-mass at +∞
+    low_p: list[flint.arb]   # bucket P-masses (use lower ends)
+    low_q: list[flint.arb]   # bucket Q-masses (use upper ends)
+    off: int
+    mean_p: float            # float moments, only to place windows
+    mean_q: float
+    sd: float
+
+
+def _steps(pair: Pair, grid: Grid) -> tuple[_Step, _Step]:
+    """Both directions (P‖Q and Q‖P) from one set of certified cells."""
+    cuts = _cut_points(pair, grid)
+    cache: dict[Fraction, list[tuple[flint.arb, bool]]] = {}
+    pm, p_below, p_above = _mass(pair, pair.p, cuts, cache)
+    qm, q_below, q_above = _mass(pair, pair.q, cuts, cache)
+    losses = [a - b for a, b in zip(_log_densities(pair, pair.p, cuts),
+                                    _log_densities(pair, pair.q, cuts), strict=True)]
+    h = grid.h
+    ha = _arb(h)
+    idx_lo = [_floor_div(loss, h, up=False) for loss in losses]
+    idx_hi = [_floor_div(loss, h, up=True) for loss in losses]
+    fwd = _direction(pm, qm, p_below, p_above, q_below, q_above, idx_lo, idx_hi, ha)
+    # reverse: P and Q swap, the loss is negated, the axis runs the other way
+    rev = _direction(qm[::-1], pm[::-1], q_above, q_below, p_above, p_below,
+                     [-i for i in idx_hi[::-1]], [-i for i in idx_lo[::-1]], ha)
+    return fwd, rev
+
+
+def _floor_div(x: flint.arb, h: Fraction, up: bool) -> int:
+    """floor(lower end of x / h) (up=False) or ceil(upper end of x / h) (up=True)."""
+    y = x / _arb(h)
+    if up:
+        return int(y.upper().ceil().unique_fmpz())
+    return int(y.lower().floor().unique_fmpz())
+
+
+def _direction(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb,
+               p_above: flint.arb, q_below: flint.arb, q_above: flint.arb,
+               idx_lo: list[int], idx_hi: list[int], ha: flint.arb) -> _Step:
+    """Vectors of one direction; cell i spans lattice indices [idx_lo[i], idx_hi[i+1]]."""
+    n = len(pm)
+    first = idx_lo[0]
+    last = idx_hi[-1]
+    off = first - 1
+    size = last - off + 2
+    up = [flint.arb(0)] * size
+    lp = [flint.arb(0)] * size
+    lq = [flint.arb(0)] * size
+    zero = flint.arb(0)
+    for i in range(n):
+        a, b = idx_lo[i], idx_hi[i + 1]
+        P, Q = pm[i], qm[i]
+        lp[a - off] += P
+        lq[a - off] += Q
+        if a == b:
+            up[a - off] += P
+            continue
+        ea, eb = (-(ha * a)).exp(), (-(ha * b)).exp()
+        xa = (Q - P * eb) / (ea - eb)
+        # keep the enclosure's lower end at a (clipped to [0, P]); the rest of P goes to b
+        xa_lo = xa.lower()
+        if not xa_lo > 0:
+            xa_lo = zero
+        elif not xa_lo < P.lower():
+            xa_lo = P.lower()
+        up[a - off] += xa_lo
+        up[b - off] += flint.arb(P.upper()) - xa_lo
+    # below the first cut: loss ≤ loss(cut_0), rounded up to idx_hi[0]; for the test, bucket
+    # it with the first cell
+    up[idx_hi[0] - off] += flint.arb(p_below.upper())
+    lp[idx_lo[0] - off] += p_below
+    lq[idx_lo[0] - off] += q_below
+    # above the last cut: +∞ for the upper bound; its own bucket for the test
+    lp[last - off] += p_above
+    lq[last - off] += q_above
+    mean_p, mean_q, var = _moments(pm, qm, idx_lo, ha)
+    return _Step(up, flint.arb(p_above.upper()), lp, lq, off, mean_p, mean_q, math.sqrt(var))
+
+
+def _moments(pm: list[flint.arb], qm: list[flint.arb], idx: list[int],
+             ha: flint.arb) -> tuple[float, float, float]:
+    h = float(ha.mid())
+    w = np.array([float(x.mid()) for x in pm])
+    v = np.array([float(x.mid()) for x in qm])
+    s = np.array(idx[:-1], dtype=float) * h
+    mp = float((w * s).sum() / max(w.sum(), 1e-300))
+    mq = float((v * s).sum() / max(v.sum(), 1e-300))
+    var = max(float((w * (s - mp) ** 2).sum() / max(w.sum(), 1e-300)),
+              float((v * (s - mq) ** 2).sum() / max(v.sum(), 1e-300)), 1e-12)
+    return mp, mq, var
+
+
+# ---------------------------------------------------------------- composition
+
+
+@dataclass
+class _Vec:
+    """Masses at lattice indices off, off+1, …, plus a mass counted outside (see `_window`)."""
+
+    c: list[flint.arb]
+    off: int
+    out: flint.arb = field(default_factory=lambda: flint.arb(0))
+
+
+def _total(v: _Vec) -> flint.arb:
+    return sum(v.c, flint.arb(0))
+
+
+def _mul(x: _Vec, y: _Vec, kind: str) -> _Vec:
+    prod = (flint.arb_poly(x.c) * flint.arb_poly(y.c)).coeffs()
+    c = list(prod)
+    # +∞ mass (upper) or mass counted in every tail (lower Q); lower P-vectors drop it
+    out = flint.arb(0) if kind == "lower_p" else x.out * (_total(y) + y.out) + _total(x) * y.out
+    return _Vec(c, x.off + y.off, out)
+
+
+_NEGLIGIBLE = flint.arb(2) ** -90  # leading/trailing masses below this are cut off
+
+
+def _window(v: _Vec, lo: int, hi: int, kind: str) -> _Vec:
+    """Cut to indices [lo, hi], and cut negligible leading and trailing masses, soundly for
+    each kind of vector (module docstring, 4)."""
+    c = v.c
+    first = next((i for i, x in enumerate(c) if x.upper() > _NEGLIGIBLE), len(c))
+    last = next((i for i in range(len(c) - 1, -1, -1) if c[i].upper() > _NEGLIGIBLE), -1)
+    lo = max(lo, v.off + first)
+    hi = min(hi, v.off + last)
+    if lo > hi:
+        lo = hi = v.off + first if first < len(c) else v.off
+    start, end = lo - v.off, hi - v.off + 1
+    if start <= 0 and end >= len(c):
+        return v
+    start_c, end_c = max(start, 0), min(max(end, 0), len(c))
+    below = sum(c[:start_c], flint.arb(0))
+    above = sum(c[end_c:], flint.arb(0))
+    kept = c[start_c:end_c] or [flint.arb(0)]
+    new_off = v.off + start_c
+    out = v.out
+    if kind == "upper":
+        kept[0] = kept[0] + below  # rounded up to the window's bottom
+        out = out + above           # to +∞
+    elif kind == "lower_q":
+        out = out + below + above
+    return _Vec(kept, new_off, out)
+
+
+def _power(step: _Step, key: str, k: int, grid: Grid, h: float) -> _Vec:
+    base = _Vec(list(getattr(step, key)), step.off,
+                step.upper_inf if key == "upper" else flint.arb(0))
+    kind = {"upper": "upper", "low_p": "lower_p", "low_q": "lower_q"}[key]
+
+    def window(v: _Vec, j: int) -> _Vec:
+        half = grid.window_sd * step.sd * math.sqrt(j) + 1.0
+        lo = math.floor((min(step.mean_p, step.mean_q) * j - half) / h)
+        hi = math.ceil((max(step.mean_p, step.mean_q) * j + half) / h)
+        return _window(v, lo, hi, kind)
+
+    result: _Vec | None = None
+    count = 0
+    power = 1
+    base = window(base, 1)
+    while True:
+        if k & 1:
+            result = base if result is None else window(_mul(result, base, kind), count + power)
+            count += power
+        k >>= 1
+        if not k:
+            break
+        base = window(_mul(base, base, kind), 2 * power)
+        power *= 2
+    assert result is not None
+    return result
+
+
+@dataclass(frozen=True)
+class Composed:
+    """The k-fold composed vectors of both directions; δ(ε) for any ε is cheap from here."""
+
+    pair: Pair
+    steps: int
+    grid: Grid
+    dirs: tuple[tuple[_Vec, _Vec, _Vec], ...]
+
+    def delta(self, epsilon: Fraction) -> Bracket:
+        """A certified bracket of δ(ε) = max over the two directions."""
+        eps = Fraction(epsilon)
+        los, his = [], []
+        for up, lp, lq in self.dirs:
+            los.append(_lower(lp, lq, eps, self.grid.h))
+            his.append(_upper(up, eps, self.grid.h))
+        lo, hi = max(los), max(his)
+        if lo > hi:
+            raise ArithmeticError(f"inconsistent δ bracket [{lo}, {hi}]: a bug, not a result")
+        return Bracket(max(lo, Fraction(0)), min(hi, Fraction(1)))
+
+    def epsilon(self, delta: Fraction, tol: Fraction = Fraction(1, 10**4)) -> Bracket:
+        """A certified bracket of ε(δ) = inf{ε ≥ 0: δ(ε) ≤ δ}: δ(ε) is non-increasing, so
+        ε(δ) ≤ any ε with certified δ_hi(ε) ≤ δ, and ε(δ) ≥ any ε with δ_lo(ε) > δ."""
+        delta = Fraction(delta)
+        if not 0 < delta < 1:
+            raise ValueError("δ must lie in (0, 1)")
+        if self.delta(Fraction(0)).hi <= delta:
+            return Bracket(0, 0)
+        lo_ok, hi_ok = Fraction(0), Fraction(1)  # δ_lo(lo_ok) > δ ; δ_hi(hi_ok) ≤ δ
+        while self.delta(hi_ok).hi > delta:
+            lo_ok = hi_ok if self.delta(hi_ok).lo > delta else lo_ok
+            hi_ok *= 2
+            if hi_ok > 2**12:
+                raise ValueError("ε(δ) beyond 4096: the grid cannot resolve it")
+        # upper end: smallest certified-good ε (bisection between lo_ok and hi_ok)
+        a, b = lo_ok, hi_ok
+        while b - a > tol * max(b, Fraction(1, 100)):
+            mid = (a + b) / 2
+            if self.delta(mid).hi <= delta:
+                b = mid
+            else:
+                a = mid
+        eps_hi = b
+        # lower end: largest ε with δ_lo(ε) > δ
+        a, b = lo_ok, eps_hi
+        if self.delta(a).lo <= delta:
+            return Bracket(Fraction(0), eps_hi)
+        while b - a > tol * max(b, Fraction(1, 100)):
+            mid = (a + b) / 2
+            if self.delta(mid).lo > delta:
+                a = mid
+            else:
+                b = mid
+        return Bracket(a, eps_hi)
+
+
+def _arb_frac(x: flint.arb, up: bool) -> Fraction:
+    """An exact rational below (up=False) or above (up=True) the ball."""
+    end = x.upper() if up else x.lower()
+    man, exp = end.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+def _upper(up: _Vec, eps: Fraction, h: Fraction) -> Fraction:
+    ha, ea = _arb(h), _arb(eps)
+    tot = up.out
+    start = max(0, math.floor(eps / h) - up.off)
+    for i in range(start, len(up.c)):
+        s = ha * (up.off + i)
+        if not s.upper() > ea.lower():
+            continue
+        g = 1 - (ea - s).exp()
+        if not g.lower() >= 0:  # s within rounding of ε: (·)_+ bounded by its upper end
+            g = g.upper() if g.upper() > 0 else flint.arb(0)
+        tot = tot + up.c[i] * g
+    return _arb_frac(tot, up=True)
+
+
+def _lower(lp: _Vec, lq: _Vec, eps: Fraction, h: Fraction) -> Fraction:
+    """max over thresholds τ of P̃^k(T ≥ τ) − e^ε Q̃^k(T ≥ τ), certified from below."""
+    ee = _arb(eps).exp()
+    n_off = min(lp.off, lq.off)
+    end = max(lp.off + len(lp.c), lq.off + len(lq.c))
+    p_lo = np.zeros(end - n_off)
+    q_hi = np.zeros(end - n_off)
+    for i, x in enumerate(lp.c):
+        p_lo[lp.off - n_off + i] = max(float(x.lower()), 0.0)
+    for i, x in enumerate(lq.c):
+        q_hi[lq.off - n_off + i] = float(x.upper())
+    # float suffix sums of non-negative terms: relative error ≤ n·2^-52, made explicit
+    n = len(p_lo)
+    slack = 1 + 4 * n * 2.0**-52
+    ps = np.cumsum(p_lo[::-1])[::-1] / slack
+    qs = np.cumsum(q_hi[::-1])[::-1] * slack + float(lq.out.upper()) * slack
+    # only thresholds at or above e^ε's neighbourhood can win; evaluate all, pick the best
+    e_hi = float(ee.upper()) * (1 + 2.0**-50)
+    vals = ps - e_hi * qs
+    best = int(np.argmax(vals))
+    if vals[best] <= 0:
+        return Fraction(0)
+    # recompute the winning threshold's value in arb (the floats only chose τ)
+    tau = best + n_off
+    p_tail = sum((x for i, x in enumerate(lp.c) if lp.off + i >= tau), flint.arb(0))
+    q_tail = sum((x for i, x in enumerate(lq.c) if lq.off + i >= tau), flint.arb(0)) + lq.out
+    val = p_tail - ee * q_tail
+    return max(_arb_frac(val, up=False), Fraction(0))
+
+
+def composed(pair: Pair, steps: int, grid: Grid = Grid()) -> Composed:
+    """The certified k-fold composition of `pair` (both directions) on `grid`."""
+    if not isinstance(steps, int) or steps < 1:
+        raise ValueError("steps must be a positive integer")
+    h = float(grid.h)
+    dirs = [tuple(_power(step, key, steps, grid, h) for key in ("upper", "low_p", "low_q"))
+            for step in _steps(pair, grid)]
+    return Composed(pair, steps, grid, tuple(dirs))  # type: ignore[arg-type]
+
+
+def compose(pair: Pair, steps: int, *, epsilon: Fraction | None = None,
+            delta: Fraction | None = None, grid: Grid = Grid()) -> Bracket:
+    """Certified δ(ε) (give `epsilon`) or ε(δ) (give `delta`) after `steps` compositions of
+    `pair`, as a `Bracket` with exact rational ends."""
+    if (epsilon is None) == (delta is None):
+        raise ValueError("give exactly one of epsilon= or delta=")
+    if epsilon is not None and Fraction(epsilon) < 0:
+        raise ValueError("ε must be non-negative")
+    c = composed(pair, steps, grid)
+    if epsilon is not None:
+        return c.delta(Fraction(epsilon))
+    return c.epsilon(Fraction(delta))  # type: ignore[arg-type]
