@@ -39,7 +39,7 @@ def test_check_json_shape(capsys, tmp_path) -> None:  # type: ignore[no-untyped-
     objs = json.loads(out)
     assert [o["claim"] for o in objs] == ["bun/sec4.1", "bun/lemB.1"]
     for o in objs:
-        assert set(o) == {"claim", "verdict", "instances", "witness", "detail"}
+        assert set(o) == {"claim", "verdict", "instances", "witness", "detail", "scope"}
         assert o["verdict"] in VERDICTS
         assert o["instances"]
     refuted = objs[1]

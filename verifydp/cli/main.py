@@ -22,6 +22,7 @@ from verifydp import __version__, convert
 from verifydp.casebook import replay, write_index
 from verifydp.claims import Budget, catalogue, get_claim
 from verifydp.claims.base import Verdict
+from verifydp.claims.scopes import SCOPES
 from verifydp.cli import audit as audit_cli
 from verifydp.cli import regress as regress_cli
 from verifydp.cli.errors import EXIT_INTERNAL, EXIT_USAGE, UsageError
@@ -152,7 +153,7 @@ def _check_one(claim_id: str, budget: float | None, witness_dir: str | None) -> 
     if res.verdict is Verdict.REFUTED and res.witness and witness_dir is not None:
         # the corpus keeps one minimal witness per claim: a larger one never replaces it
         path = str(offer_witness(res.witness, Path(witness_dir))[0])
-    return res.to_json(path)
+    return res.to_json(path) | {"scope": SCOPES[claim_id].to_json()}  # issue 14: declared domain
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -209,6 +210,8 @@ def _table(results: list[dict]) -> None:
         detail = obj["detail"]["summary"]
         if obj["witness"]:
             detail += f"  [witness: {obj['witness']}]"
+        if v == Verdict.HOLDS.value:  # issue 14: what a holds-on-instance does not speak for
+            detail += "\n  not covered: " + "; ".join(SCOPES[obj["claim"]].not_covered() or ("—",))
         table.add_row(obj["claim"], f"[{colours[v]}]{v}[/]", str(len(obj["instances"])),
                       f"{obj['detail']['seconds']:.1f}s", detail)
     Console(width=160).print(table)
