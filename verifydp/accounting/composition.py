@@ -144,7 +144,7 @@ class Grid:
 
     h: Fraction = Fraction(1, 1000)
     z: int = 12
-    window_sd: int = 14
+    window_sd: int = 10
 
 
 # ---------------------------------------------------------------- floats: where to cut
@@ -399,7 +399,8 @@ def _mul(x: _Vec, y: _Vec, kind: str) -> _Vec:
     return _Vec(c, x.off + y.off, out)
 
 
-_NEGLIGIBLE = flint.arb(2) ** -90  # leading/trailing masses below this are cut off
+_NEGLIGIBLE = flint.arb(2) ** -75
+_REACH = 2  # windows reach this many single-step extremes beyond the bulk  # leading/trailing masses below this are cut off
 
 
 def _window(v: _Vec, lo: int, hi: int, kind: str) -> _Vec:
@@ -434,16 +435,22 @@ def _power(step: _Step, key: str, k: int, grid: Grid, h: float) -> _Vec:
                 step.upper_inf if key == "upper" else flint.arb(0))
     kind = {"upper": "upper", "low_p": "lower_p", "low_q": "lower_q"}[key]
 
+    mu_lo, mu_hi = min(step.mean_p, step.mean_q), max(step.mean_p, step.mean_q)
+    # one step's non-negligible support: heavy-tailed steps (a rare large loss, as in
+    # subsampling) need room beyond the Gaussian-like bulk of the partial sums
+    base = _window(base, -(10**9), 10**9, kind)
+    reach_lo = max(mu_lo - base.off * h, 0.0)
+    reach_hi = max((base.off + len(base.c)) * h - mu_hi, 0.0)
+
     def window(v: _Vec, j: int) -> _Vec:
         half = grid.window_sd * step.sd * math.sqrt(j) + 1.0
-        lo = math.floor((min(step.mean_p, step.mean_q) * j - half) / h)
-        hi = math.ceil((max(step.mean_p, step.mean_q) * j + half) / h)
+        lo = math.floor((mu_lo * j - half - _REACH * reach_lo) / h)
+        hi = math.ceil((mu_hi * j + half + _REACH * reach_hi) / h)
         return _window(v, lo, hi, kind)
 
     result: _Vec | None = None
     count = 0
     power = 1
-    base = window(base, 1)
     while True:
         if k & 1:
             result = base if result is None else window(_mul(result, base, kind), count + power)
@@ -464,16 +471,30 @@ class Composed:
     pair: Pair
     steps: int
     grid: Grid
-    dirs: tuple[tuple[_Vec, _Vec, _Vec], ...]
+    step_of: tuple[_Step, ...]   # per direction
+    upper: tuple[_Vec, ...]      # per direction: the composed connect-the-dots vector
+    _lower_vecs: dict[int, tuple[_Vec, _Vec]] = field(default_factory=dict, repr=False)
+
+    def _lowers(self, d: int) -> tuple[_Vec, _Vec]:
+        """The composed bucket vectors of direction d, computed when first needed (a
+        direction whose upper bound lies below the other's lower bound never needs them)."""
+        if d not in self._lower_vecs:
+            h = float(self.grid.h)
+            self._lower_vecs[d] = (_power(self.step_of[d], "low_p", self.steps, self.grid, h),
+                                   _power(self.step_of[d], "low_q", self.steps, self.grid, h))
+        return self._lower_vecs[d]
 
     def delta(self, epsilon: Fraction) -> Bracket:
         """A certified bracket of δ(ε) = max over the two directions."""
         eps = Fraction(epsilon)
-        los, his = [], []
-        for up, lp, lq in self.dirs:
-            los.append(_lower(lp, lq, eps, self.grid.h))
-            his.append(_upper(up, eps, self.grid.h))
-        lo, hi = max(los), max(his)
+        his = [_upper(up, eps, self.grid.h) for up in self.upper]
+        order = sorted(range(len(his)), key=lambda d: -his[d])
+        lo = Fraction(0)
+        for d in order:  # the largest upper bound first; stop once no direction can matter
+            if his[d] <= lo:
+                break
+            lo = max(lo, _lower(*self._lowers(d), eps, self.grid.h))
+        hi = max(his)
         if lo > hi:
             raise ArithmeticError(f"inconsistent δ bracket [{lo}, {hi}]: a bug, not a result")
         return Bracket(max(lo, Fraction(0)), min(hi, Fraction(1)))
@@ -572,9 +593,9 @@ def composed(pair: Pair, steps: int, grid: Grid = Grid()) -> Composed:
     if not isinstance(steps, int) or steps < 1:
         raise ValueError("steps must be a positive integer")
     h = float(grid.h)
-    dirs = [tuple(_power(step, key, steps, grid, h) for key in ("upper", "low_p", "low_q"))
-            for step in _steps(pair, grid)]
-    return Composed(pair, steps, grid, tuple(dirs))  # type: ignore[arg-type]
+    steps_of = _steps(pair, grid)
+    return Composed(pair, steps, grid, steps_of,
+                    tuple(_power(s, "upper", steps, grid, h) for s in steps_of))
 
 
 def compose(pair: Pair, steps: int, *, epsilon: Fraction | None = None,
