@@ -599,14 +599,25 @@ def composed(pair: Pair, steps: int, grid: Grid = Grid()) -> Composed:
 
 
 def compose(pair: Pair, steps: int, *, epsilon: Fraction | None = None,
-            delta: Fraction | None = None, grid: Grid = Grid()) -> Bracket:
+            delta: Fraction | None = None, grid: Grid = Grid(),
+            rtol: Fraction | None = None, max_refinements: int = 3) -> Bracket:
     """Certified δ(ε) (give `epsilon`) or ε(δ) (give `delta`) after `steps` compositions of
-    `pair`, as a `Bracket` with exact rational ends."""
+    `pair`, as a `Bracket` with exact rational ends.
+
+    With `rtol`, the lattice step is halved (at most `max_refinements` times) until the
+    bracket's relative width (hi − lo)/hi is at most `rtol`; every bracket on the way is
+    certified, and the last one is returned whether or not it met `rtol`."""
     if (epsilon is None) == (delta is None):
         raise ValueError("give exactly one of epsilon= or delta=")
     if epsilon is not None and Fraction(epsilon) < 0:
         raise ValueError("ε must be non-negative")
-    c = composed(pair, steps, grid)
-    if epsilon is not None:
-        return c.delta(Fraction(epsilon))
-    return c.epsilon(Fraction(delta))  # type: ignore[arg-type]
+    if delta is not None and not 0 < Fraction(delta) < 1:
+        raise ValueError("δ must lie in (0, 1)")
+    while True:
+        c = composed(pair, steps, grid)
+        b = c.delta(Fraction(epsilon)) if epsilon is not None else c.epsilon(Fraction(delta))  # type: ignore[arg-type]
+        done = rtol is None or b.hi == 0 or (b.hi - b.lo) <= Fraction(rtol) * b.hi
+        if done or max_refinements <= 0:
+            return b
+        grid = Grid(grid.h / 2, grid.z, grid.window_sd)
+        max_refinements -= 1
