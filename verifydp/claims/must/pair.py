@@ -62,8 +62,8 @@ from verifydp.claims.base import (
     statement,
 )
 from verifydp.designs.must import k_law
-from verifydp.exact.interval import Bracket, _iv_to_bracket
-from verifydp.mechanisms.profiles import _SpecialEvaluator
+from verifydp.exact.interval import Bracket, iv_to_bracket
+from verifydp.mechanisms.profiles import SpecialEvaluator
 
 PAPER = "must"
 CLAIM_ID = "must/sec3.3:pair"
@@ -106,7 +106,7 @@ class _Ctx:
 
 
 def _ctx() -> _Ctx:
-    return _Ctx(_SpecialEvaluator(PREC))
+    return _Ctx(SpecialEvaluator(PREC))
 
 
 @cache
@@ -304,7 +304,7 @@ def hockey_stick(scheme: str, n: int, b: int | None, m: int, sigma: Fraction, ep
         if sign > 0:
             total = total + mass(x, ends[j], ends[j + 1]) - c * mass(xp, ends[j], ends[j + 1])
         sign = -sign
-    lo, hi = _iv_to_bracket(total).lo, _iv_to_bracket(total).hi
+    lo, hi = iv_to_bracket(total).lo, iv_to_bracket(total).hi
     return Bracket(max(lo, Fraction(0)), max(hi, Fraction(0)))
 
 
