@@ -50,10 +50,33 @@ def test_table4_mutant_caught():
 def test_table6_formula_cells_match_rmse_inconclusive():
     r = check_table6(Budget())
     assert r.verdict is Verdict.HOLDS
-    assert _count(r, Verdict.HOLDS) == 20
+    assert _count(r, Verdict.HOLDS) == 14  # 10 σ cells, 4 set-scheme δ' cells
     inc = [i for i in r.instances if i.verdict is Verdict.INCONCLUSIVE]
-    assert len(inc) == 11 and all(i.params["cell"] == "RMSE" for i in inc)
-    assert all("simulation output" in i.note for i in inc)
+    rmse = [i for i in inc if i.params["cell"] == "RMSE"]
+    assert len(rmse) == 11 and all("simulation output" in i.note for i in rmse)
+    # the multiset δ' are reproduced only by the fitted θ = C/σ: a fit cannot confirm them
+    fitted = [i for i in inc if i.params["cell"] == "delta'"]
+    assert len(fitted) == 6
+    assert all("(refuted)" in i.note and "a fit): " in i.note for i in fitted)
+    assert "finding: the printed multiset δ'" in r.statements[0].note
+
+
+def test_table6_fitted_reading_alone_never_confirms(monkeypatch):
+    """Mutant: judging the multiset δ' under the fitted θ only (the old checker) makes those
+    six cells 'hold'; the checker must not."""
+    from verifydp.claims.must import tables
+    monkeypatch.setattr(tables, "T6_READINGS", (tables.T6_FIT,))
+    assert _count(check_table6(Budget()), Verdict.HOLDS) == 20
+    monkeypatch.undo()
+    assert _count(check_table6(Budget()), Verdict.HOLDS) == 14
+
+
+def test_table6_delta_cell_refuted_when_no_reading_fits():
+    mut = {k: dict(v) for k, v in T6_PRINTED.items()}
+    mut["0.01"]["WR"] = ("0.113", "0.5", "0.997 (0.022)")
+    r = check_table6(Budget(), printed=mut)
+    assert r.verdict is Verdict.REFUTED
+    assert [i.params["scheme"] for i in r.instances if i.verdict is Verdict.REFUTED] == ["WR"]
 
 
 def test_table6_mutant_sigma_caught():

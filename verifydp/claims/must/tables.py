@@ -11,8 +11,10 @@ Conventions, read off the paper's Section 4.2 and Algorithm 2 (and confirmed by 
 * per-query δ' for the set schemes (Poisson with γ = m/n, WOR) is Table 2's ηδ with the nominal
   δ = 1/n; for the multiset schemes it is Theorem 5's Σ_u Pr(K = u) δ_{M,u}(ε), with δ_{M,u}
   the Gaussian group profile (Theorem 1, θ → uθ) at the base mechanism's ε.  The sensitivity
-  ratio θ = Δ/σ is ε/√(2 log(1.25/δ)) in Table 4; Table 6's δ' are reproduced only with
-  θ = C/σ = n ε/√(2 log(1.25/δ)) (the clipping bound over σ, not (C/n)/σ) — see the notes.
+  ratio θ = Δ/σ is ε/√(2 log(1.25/δ)) in Table 4.  Table 6 does not print θ: its multiset δ'
+  are judged under both readings its text supports (σ's own Δ = C/n, and Algorithm 2's noise
+  mσ on the clipped sum); they are reproduced only with θ = C/σ = n ε/√(2 log(1.25/δ)), a value
+  found by fitting, which cannot confirm them — those cells are inconclusive, readings listed.
 
 Every recomputed cell is a rigorous bracket (`verifydp.exact.interval`; the normal cdf and group
 profile are `verifydp.exact.special.ncdf` / `must.amplification.group_delta`), compared with the printed digits
@@ -247,17 +249,45 @@ T6_PRINTED: dict[str, dict[str, tuple[str, str, str]]] = {
               "MUST.OW": ("0.898", "0.073", "1.031 (0.032)"),
               "MUST.WW": ("0.865", "0.071", "1.017 (0.025)")},
 }
-T6_THETA_NOTE = (
-    "Table 6's multiset δ' are reproduced with θ = C/σ = nε/√(2log(1.25n)); with the θ implied "
-    "by σ's own derivation (Δ = C/n, θ = ε/√(2log(1.25n))) they would be {alt1}, and with "
-    "Algorithm 2's actual noise (sd mσ on the sum of clipped gradients, sensitivity C, "
-    "θ = (n/m)ε/√(2log(1.25n))) {altm} — the printed δ' use the most conservative θ")
+# Table 6's multiset δ' depend on the sensitivity ratio θ = Δ/σ of the per-query Gaussian
+# mechanism, which the paper does not print. Two readings follow from its text; a third was found
+# by fitting the printed digits, so it cannot confirm them (docs/foundations.md#verdicts).
+T6_READINGS: tuple[tuple[str, int], ...] = (
+    ("Δ = C/n (σ's derivation)", 1),
+    ("Algorithm 2's noise mσ on the clipped sum", T6_N // T6_M),
+)
+T6_FIT = ("θ = C/σ (a fit)", T6_N)
+T6_FIT_NOTE = (
+    "finding: the printed multiset δ' are reproduced only with θ = C/σ = nε/√(2log(1.25n)) — the "
+    "clipping bound over σ, as if the mean's noise were added to the sum; neither reading the "
+    "paper supports gives them, and a value chosen to fit cannot confirm, so those cells are "
+    "inconclusive with every reading listed")
+
+
+def _reading_cell(params: dict, printed: str, scheme: str, eps: Bracket) -> InstanceResult:
+    """One multiset δ' cell judged under every reading of θ: holds only if every supported
+    reading reproduces the printed digits, refuted only if no reading (not even the fit) does,
+    otherwise inconclusive with the readings listed."""
+    b = T6_B if scheme.startswith("MUST") else None
+    judged = []
+    for what, scale in (*T6_READINGS, T6_FIT):
+        br = delta_prime_bracket(scheme, T6_N, b, T6_M, eps, theta_scale=scale)
+        judged.append((what, judge_cell(printed, br)[0], br))
+    supported = [v for _, v, _ in judged[:len(T6_READINGS)]]
+    if all(v is Verdict.HOLDS for v in supported):
+        verdict = Verdict.HOLDS
+    elif all(v is Verdict.REFUTED for _, v, _ in judged):
+        verdict = Verdict.REFUTED
+    else:
+        verdict = Verdict.INCONCLUSIVE
+    listing = "; ".join(f"{what}: {sci(br)} ({v.value})" for what, v, br in judged)
+    return InstanceResult(params, verdict, printed, sci(judged[0][2]),
+                          f"Theorem 5 δ', readings of θ: {listing}")
 
 
 def check_table6(budget: Budget, printed: dict | None = None) -> ClaimResult:
     table = printed or T6_PRINTED
     res: list[InstanceResult] = []
-    alts: list[str] = []
     for ep, rows in table.items():
         eps_p = T6_EPS_P[ep]
         for scheme, (p_s, p_d, p_rmse) in rows.items():
@@ -273,13 +303,9 @@ def check_table6(budget: Budget, printed: dict | None = None) -> ClaimResult:
             if scheme in ("Poisson", "WOR"):
                 db = _set_delta(T6_N, T6_M)
                 how = "Table 2 ηδ at the nominal δ = 1/n"
+                res.append(_cell({**base, "cell": "delta'"}, p_d, db, how))
             else:
-                db = delta_prime_bracket(scheme, T6_N, b, T6_M, eps, theta_scale=T6_N)
-                how = "Theorem 5 δ', Gaussian group profile, θ = nε/√(2log(1.25n))"
-                if ep == "0.01" and scheme == "WR":
-                    alts = [sci(delta_prime_bracket(scheme, T6_N, b, T6_M, eps, k))
-                            for k in (1, T6_N // T6_M)]
-            res.append(_cell({**base, "cell": "delta'"}, p_d, db, how))
+                res.append(_reading_cell({**base, "cell": "delta'"}, p_d, scheme, eps))
             res.append(_inconclusive({**base, "cell": "RMSE"}, p_rmse, SIM))
             if budget.fail_fast and any(r.verdict is Verdict.REFUTED for r in res):
                 break
@@ -288,8 +314,8 @@ def check_table6(budget: Budget, printed: dict | None = None) -> ClaimResult:
     note = _tally(res) + " (RMSE: simulation output)"
     if any(r.verdict is Verdict.REFUTED for r in res):
         note += ": " + _mismatches(res)
-    if alts:
-        note += ". " + T6_THETA_NOTE.format(alt1=f"(WR, ε'=0.01) {alts[0]}", altm=alts[1])
+    if any(r.verdict is Verdict.INCONCLUSIVE and r.params.get("cell") == "delta'" for r in res):
+        note += ". " + T6_FIT_NOTE
     st = _statement("Table 6 (n=1000, b=200, m=100, δ=1/n): σ, per-query δ', mean RMSE (SD)",
                     res, note)
     return _result("must/table6", [st])

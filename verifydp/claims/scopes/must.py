@@ -117,10 +117,9 @@ SCOPES: dict[str, Scope] = {
                          (printed_cells("39 formula cells"),)),
     "must/table6": Scope(
         "must/table6", none(), none(), CELLS, CELLS,
-        (printed_cells("20 formula cells; 11 simulation cells inconclusive"),),
-        (Narrowing("cells reproduced with a fitted reading of the table",
-                   "of the base Gaussian mechanism, per-query", FITTED, "being widened",
-                   "other engineer (must/tables.py)"),),
+        (printed_cells("σ and set-scheme δ' cells; the 6 multiset δ' cells under both readings "
+                       "of θ the text supports (inconclusive: only a fitted θ reproduces them); "
+                       "11 simulation cells inconclusive"),),
     ),
     "must/table8": Scope("must/table8", none(), none(), CELLS, CELLS,
                          (printed_cells("σ·m and δ_c cells; metrics inconclusive"),)),
