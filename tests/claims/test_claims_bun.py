@@ -37,6 +37,7 @@ EXPECTED = {
     "bun/thm3.1:lower": Verdict.HOLDS,
     "bun/thm3.1:approx": Verdict.PROVED,
     "bun/lemB.1": Verdict.REFUTED,
+    "bun/lemB.1:deletion": Verdict.REFUTED,
     "bun/lemB.1:corrected": Verdict.HOLDS,
     "bun/sec4.1": Verdict.HOLDS,
     "bun/sec4.3:det-rounding": Verdict.HOLDS,
@@ -82,17 +83,15 @@ MUTANTS = {
     "thm3.1 approx: 2aε": lambda: bun.check_thm31_approx(fast(), 2 * bun.A_RATE * EPS),
     "thm3.1 approx: aε/2": lambda: bun.check_thm31_approx(fast(), bun.A_RATE * EPS / 2),
     "thm3.1 approx: a²ε": lambda: bun.check_thm31_approx(fast(), bun.A_RATE**2 * EPS),
-    "lemB.1c: e^{2ε} → e^ε": lambda: bun.check_lemb1(
-        fast(), Relation.ADD_REMOVE, "m", LOG(1 + m / (size_p + 1) * (E(EPS) - 1))
-        + sympy.Abs(m - m_prime) * EPS, both_orientations=False),
-    "lemB.1c: |P|+1 → |P|+2": lambda: bun.check_lemb1(
-        fast(), Relation.ADD_REMOVE, "m", LOG(1 + m / (size_p + 2) * (E(2 * EPS) - 1))
-        + sympy.Abs(m - m_prime) * EPS, both_orientations=False),
-    "lemB.1c: drop |m − m'|ε": lambda: bun.check_lemb1(
-        fast(), Relation.ADD_REMOVE, "m", LOG(1 + m / (size_p + 1) * (E(2 * EPS) - 1)),
-        both_orientations=False),
-    "lemB.1c: drop 'P' = P ∪ {x}'": lambda: bun.check_lemb1(
-        fast(), Relation.ADD_REMOVE, "m", both_orientations=True),
+    "lemB.1c: e^{2ε} → e^ε": lambda: _lemb1c(LOG(1 + m / (P_MIN + 1) * (E(EPS) - 1))
+                                             + sympy.Abs(m - m_prime) * EPS),
+    "lemB.1c: min + 1 → min + 2": lambda: _lemb1c(LOG(1 + m / (P_MIN + 2) * (E(2 * EPS) - 1))
+                                                  + sympy.Abs(m - m_prime) * EPS),
+    "lemB.1c: drop |m − m'|ε": lambda: _lemb1c(LOG(1 + m / (P_MIN + 1) * (E(2 * EPS) - 1))),
+    "lemB.1c: min(|P|, |P'|) → |P| (the printed denominator)": lambda: _lemb1c(bun.LEMB1_EPS),
+    "lemB.1c: min → max": lambda: _lemb1c(
+        LOG(1 + m / (sympy.Max(size_p, bun.size_pp) + 1) * (E(2 * EPS) - 1))
+        + sympy.Abs(m - m_prime) * EPS),
     "sec4.1: loss (Δ−1)ε": lambda: bun.check_sec41(fast(), lambda d: Fraction(d - 1)),
     "sec4.1: loss 2Δε": lambda: bun.check_sec41(fast(), lambda d: Fraction(2 * d)),
     "sec4.1: loss Δε/2": lambda: bun.check_sec41(fast(), lambda d: Fraction(d, 2)),
@@ -114,6 +113,13 @@ MUTANTS = {
     "thm7.2: constants 2r, r → r/2, r/4": lambda: bun.check_thm72(
         fast(), LOG(1 + r / 2 * (E(2 * EPS) - 1)) + LOG(1 + r / 4 * (E(2 * EPS) - 1))),
 }
+
+
+P_MIN = sympy.Min(size_p, bun.size_pp)
+
+
+def _lemb1c(expr: sympy.Expr):  # type: ignore[no-untyped-def]
+    return bun.check_lemb1(fast(), Relation.ADD_REMOVE, "m", expr)
 
 
 def _untilted(law):  # type: ignore[no-untyped-def]
@@ -153,3 +159,31 @@ def test_thm31_upper_refutation_is_confirmed_without_the_lp() -> None:
     res = catalogue()["bun/thm3.1:upper"].check()
     concrete = res.statements[1]
     assert concrete.verdict is Verdict.REFUTED  # #x − #y + geometric noise alone violates it
+
+
+def test_lemb1_orientation_is_where_the_printed_bound_fails() -> None:
+    """Issue 14: checked on P' = P ∪ {x} only (the proof's WLOG), the deletion-model reading
+    of Lemma B.1 holds; the other orientation refutes it, and the corrected bound holds on
+    both. A checker narrowed back to one orientation would flip the `:deletion` verdict."""
+    one = bun.check_lemb1(Budget(), Relation.ADD_REMOVE, "m", both_orientations=False)
+    assert one.verdict is Verdict.HOLDS
+    both = catalogue()["bun/lemB.1:deletion"].check()
+    assert both.verdict is Verdict.REFUTED
+    first = next(i for st in both.statements for i in st.instances
+                 if i.verdict is Verdict.REFUTED)
+    assert first.params["orientation"] == bun.ORIENT_BIG
+    corrected = catalogue()["bun/lemB.1:corrected"].check()
+    orients = {i.params["orientation"] for i in corrected.instances}
+    assert orients == {bun.ORIENT_SMALL, bun.ORIENT_BIG}
+
+
+def test_lemb1_issue_example_without_the_lp() -> None:
+    """P = {a, x}, P' = {a}, m = m' = 1, M = #x − #a + geometric noise: (1 + t²)/2 = 5/2 at
+    t = 2 against the printed 1 + (t² − 1)/3 = 2, and exactly the corrected bound."""
+    res = catalogue()["bun/lemB.1:deletion"].check()
+    concrete = res.statements[-1]
+    assert concrete.verdict is Verdict.REFUTED
+    at2 = next(i for i in concrete.instances if i.params["epsilon"] == "t=2")
+    assert "5/2" in at2.actual and at2.claimed == "e^ε' ≤ 2"
+    corrected = catalogue()["bun/lemB.1:corrected"].check().statements[-1]
+    assert corrected.verdict is Verdict.HOLDS

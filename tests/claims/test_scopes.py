@@ -48,12 +48,14 @@ def test_every_claim_has_a_scope() -> None:
 
 def test_the_known_narrowings_are_declared() -> None:
     """The narrowings issue 14 names are in the tables as being widened."""
-    for cid in ("must/sec3.3:pair", "bun/lemB.1:corrected", "bun/thm5.3", "bun/sec7.2:neyman",
+    for cid in ("must/sec3.3:pair", "bun/thm5.3", "bun/sec7.2:neyman",
                 "bun/sec6.2:pps-cluster", "kifer/bayes:corrected", "kifer/gdp", "must/table6",
                 "must/thm5:ww", "must/fig4", "must/table2:poisson"):
         assert any(n.status == "being widened" for n in SCOPES[cid].narrowings), cid
-    pair = SCOPES["bun/lemB.1:corrected"]
-    assert pair.relations.how == "grid" and "one orientation" in pair.relations.covered
+    # widened (issue 14 item 2): both orientations of the deletion pair, no narrowing left
+    lemb1 = SCOPES["bun/lemB.1:corrected"]
+    assert lemb1.relations.how == "exhaustive" and "both orientations" in lemb1.relations.covered
+    assert not lemb1.narrowings
 
 
 @pytest.mark.skipif(not SEEDS.exists(), reason="the papers (/work/shared/seeds) are not here")
@@ -81,10 +83,12 @@ def test_quantifier_and_narrowing_validation() -> None:
 
 
 def test_not_covered_names_grids_and_narrowings() -> None:
-    s = SCOPES["bun/lemB.1:corrected"]
+    s = SCOPES["bun/thm2.2"]
     lines = s.not_covered()
-    assert any(line.startswith("relations:") and "one orientation" in line for line in lines)
+    assert any(line.startswith("designs:") and "grid" in line for line in lines)
     assert any(line.startswith("narrowing:") for line in lines)
+    assert not any(line.startswith("relations:")
+                   for line in SCOPES["bun/lemB.1:corrected"].not_covered())
     proved = SCOPES["bun/thm3.1:approx"]
     assert all(not line.startswith("parameters") for line in proved.not_covered())
 

@@ -26,6 +26,8 @@ from verifydp.witness import witness_size, write_witness
 PINNED = {
     "bun/thm3.1:upper": {"n": 1, "law": {0: F(1, 3), 1: F(2, 3)}, "t": F(2)},
     "bun/lemB.1": {"n": 1, "p_small": False, "m": 0, "m_prime": 1, "t": F(2)},
+    # issue 14: the deletion-model reading fails only with P the larger dataset
+    "bun/lemB.1:deletion": {"n": 1, "p_small": False, "m": 1, "m_prime": 1, "t": F(2)},
     "must/prop7": {"n": 2, "b": 1, "m": 1},
     "must/remark2": {"scheme": "wor", "n": 1, "m": 1},
 }
@@ -75,6 +77,24 @@ def test_search_shrinks_prop7_to_the_minimal_counterexample():
     assert o.found and o.best is not None
     assert o.best[1] == {"n": 2, "b": 1, "m": 1}
     assert o.first_size is not None and o.best[0] <= o.first_size
+
+
+def test_lemb1_spaces_come_from_the_catalogue_and_cover_both_orientations():
+    from verifydp.claims import catalogue
+
+    cat = catalogue()
+    for cid in ("bun/lemB.1", "bun/lemB.1:deletion", "bun/lemB.1:corrected"):
+        assert SPACES[cid] is cat[cid].space
+    flipped = {**PINNED["bun/lemB.1:deletion"], "p_small": True}  # P' = P ∪ {x}: holds
+    assert SPACES["bun/lemB.1:deletion"].evaluate(flipped).verdict is not Verdict.REFUTED
+    assert SPACES["bun/lemB.1:corrected"].evaluate(
+        PINNED["bun/lemB.1:deletion"]).verdict is not Verdict.REFUTED
+
+
+def test_search_finds_lemb1_deletion_in_the_other_orientation():
+    o = search(SPACES["bun/lemB.1:deletion"], 30, seed=0)
+    assert o.found and o.best is not None
+    assert o.best[1]["p_small"] is False
 
 
 def test_search_finds_thm31_upper_and_shrinks():

@@ -12,55 +12,16 @@ Claims without a space are hunted by their checker's grid only (`verifydp.hunt.p
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from hypothesis import strategies as st
-
 from verifydp.claims import catalogue
-from verifydp.claims.base import InstanceResult, Params, SearchSpace
-from verifydp.claims.bun.amplification import LEMB1_EPS, A, X
-from verifydp.claims.bun.spaces import add_records, ratio_point
-from verifydp.claims.checkers import Instance
-from verifydp.claims.strategies import t_values
-from verifydp.designs import SRSWOR
-from verifydp.epsilon import EpsSpec
-from verifydp.exact.tfunc import exp_of
-from verifydp.population import Population, PopulationPair, Relation
+from verifydp.claims.base import SearchSpace
 
 __all__ = ["SPACES", "HuntSpace", "space_for"]
 
 HuntSpace = SearchSpace
 
 
-def _lemb1(claim: str, base_replace: bool) -> Callable[[Params], InstanceResult]:
-    def ev(p: Params) -> InstanceResult:
-        small, big = Population.of({A: p["n"]}), Population.of({A: p["n"], X: 1})
-        # the corrected lemma is stated for P' = P ∪ {x} only (|P| the smaller dataset); the
-        # printed one for either orientation of the deletion pair
-        p_small = p["p_small"] or not base_replace
-        p_pop, q_pop = (small, big) if p_small else (big, small)
-        m, mp = min(p["m"], p_pop.size), min(p["m_prime"], q_pop.size)
-        inst = Instance({"m": m, "m_prime": mp, "P_size": p_pop.size},
-                        PopulationPair(p_pop, q_pop, Relation.ADD_REMOVE), SRSWOR(m),
-                        Relation.REPLACE if base_replace else Relation.ADD_REMOVE,
-                        EpsSpec.of_t(p["t"]), design_prime=SRSWOR(mp))
-        return ratio_point(claim, exp_of(LEMB1_EPS), inst)
-    return ev
-
-
-_lemb1_space = st.fixed_dictionaries({
-    "n": st.integers(1, 8), "p_small": st.booleans(), "m": st.integers(0, 9),
-    "m_prime": st.integers(0, 9), "t": t_values(10)})
-
-
 def _spaces() -> dict[str, SearchSpace]:
-    out = {c.id: c.space for c in catalogue().values() if c.space is not None}
-    out["bun/lemB.1"] = SearchSpace(_lemb1_space, _lemb1("bun/lemB.1", True), add_records,
-                                    "SRSWOR(m) vs SRSWOR(m'), P ⊂ P' or P' ⊂ P")
-    out["bun/lemB.1:corrected"] = SearchSpace(
-        _lemb1_space, _lemb1("bun/lemB.1:corrected", False), add_records,
-        "SRSWOR(m) vs SRSWOR(m'), deletion-DP base")
-    return out
+    return {c.id: c.space for c in catalogue().values() if c.space is not None}
 
 
 SPACES: dict[str, SearchSpace] = _spaces()

@@ -51,7 +51,7 @@ from verifydp.designs import (
 from verifydp.epsilon import EpsSpec
 from verifydp.exact.dist import FiniteDist
 from verifydp.exact.tfunc import EPS, T, exp_of
-from verifydp.mechanisms import LaplaceCount
+from verifydp.mechanisms import GeometricCount, LaplaceCount
 from verifydp.population import Population, PopulationPair, RecordType, Relation
 from verifydp.worstcase import MechanismClass, worst_case_ratio
 
@@ -185,8 +185,6 @@ def check_thm31_upper(
 def _thm31_concrete(build: BoundBuilder, budget: Budget) -> Statement:
     """Independent route (no LP): M(S) = #x(S) − #y(S) + two-sided geometric noise is
     ε-deletion-DP (sensitivity 1), and its exact likelihood ratio is compared with the bound."""
-    from verifydp.mechanisms import GeometricCount
-
     mech = GeometricCount((("x", 1), ("y", -1)))
     results = []
     for inst, law in thm31_instances():
@@ -292,26 +290,53 @@ def check_thm31_approx(budget: Budget, approx: sympy.Expr = THM31_APPROX) -> Cla
 
 # ---------------------------------------------------------------- Lemma B.1
 
+size_pp = sympy.Symbol("P_prime_size")
 LEMB1_EPS = sympy.log(1 + m / (size_p + 1) * (sympy.exp(2 * EPS) - 1)) + sympy.Abs(m - m_prime) * EPS
+# The printed bound is not symmetric in P, P' while the lemma's "deletion neighboring" is: its
+# proof's "Let P' = P ∪ {x}" is a WLOG that fails for P = P' ∪ {x} (issue 14). With the smaller
+# dataset's size in the denominator the proof's two steps go through in both orientations:
+# C_m(P) vs C_m(P_small) is a mixture with weight m/(|P_small| + 1) (Lemma A.4 with the 2ε
+# coupling), then C_m vs C_{m'} on one dataset costs |m − m'|ε (Lemma A.3); and m = |P_big|,
+# where C_m(P_small) is undefined, costs at most (|P_big| − m')ε ≤ the bound.
+LEMB1_CORRECTED_EPS = (
+    sympy.log(1 + m / (sympy.Min(size_p, size_pp) + 1) * (sympy.exp(2 * EPS) - 1))
+    + sympy.Abs(m - m_prime) * EPS
+)
+LEMB1_EPS_GRID = (EpsSpec.of_t(2), EpsSpec.of_t(5), EpsSpec.of_eps(Fraction(1, 2)))
+ORIENT_SMALL, ORIENT_BIG = "P' = P ∪ {x}", "P = P' ∪ {x}"
+
+
+def lemb1_instance(n_: int, p_small: bool, m_: int, mp: int, base: Relation,
+                   eps: EpsSpec) -> Instance:
+    """P, P' = {a×n} and {a×n, x} in the given order (`p_small`: P is the smaller), SRS of
+    m from P and m' from P'. By docs/foundations.md#fact-4 the common records may be taken
+    identical, and which of the two is P is the orientation the lemma leaves free."""
+    small, big = Population.of({A: n_}), Population.of({A: n_, X: 1})
+    p_pop, q_pop = (small, big) if p_small else (big, small)
+    return Instance(
+        {"m": m_, "m_prime": mp, "P_size": p_pop.size, "P_prime_size": q_pop.size},
+        PopulationPair(p_pop, q_pop, Relation.ADD_REMOVE), SRSWOR(m_), base, eps,
+        design_prime=SRSWOR(mp), label={"orientation": ORIENT_SMALL if p_small else ORIENT_BIG},
+    )
 
 
 def lemb1_instances(base: Relation, both_orientations: bool = True) -> Iterator[Instance]:
+    """Every m ≤ |P|, m' ≤ |P'| (m = 0 and m = |P| included), |P_small| ∈ {1, 2, 3, 5}.
+    `both_orientations=False` is the narrowing issue 14 removed (kept as a mutant)."""
     for n_ in (1, 2, 3, 5):
-        small, big = Population.of({A: n_}), Population.of({A: n_, X: 1})
-        orients = [(small, big, "P' = P ∪ {x}"), (big, small, "P = P' ∪ {x}")]
-        for p_pop, q_pop, orient in orients if both_orientations else orients[:1]:
-            pair = PopulationPair(p_pop, q_pop, Relation.ADD_REMOVE)
-            for m_ in range(p_pop.size + 1):
-                for mp in range(q_pop.size + 1):
-                    for eps in (EpsSpec.of_t(2), EpsSpec.of_eps(Fraction(1, 2))):
-                        yield Instance(
-                            {"m": m_, "m_prime": mp, "P_size": p_pop.size}, pair, SRSWOR(m_),
-                            base, eps, design_prime=SRSWOR(mp), label={"orientation": orient},
-                        )
+        for p_small in (True, False) if both_orientations else (True,):
+            p_size, q_size = (n_, n_ + 1) if p_small else (n_ + 1, n_)
+            for m_ in range(p_size + 1):
+                for mp in range(q_size + 1):
+                    for eps in LEMB1_EPS_GRID:
+                        yield lemb1_instance(n_, p_small, m_, mp, base, eps)
 
 
 def check_lemb1(budget: Budget, base: Relation, claim: str,
-                eps_expr: sympy.Expr = LEMB1_EPS, both_orientations: bool = True) -> ClaimResult:
+                eps_expr: sympy.Expr = LEMB1_EPS, both_orientations: bool = True,
+                concrete: bool = False) -> ClaimResult:
+    """The LP over every ε-DP base mechanism (of the `base` relation) on every instance;
+    `concrete` adds the independent route of issue 14 (a named mechanism, no LP)."""
     instances = lemb1_instances(base, both_orientations)
     acc = check_ratio_upper(claim, exp_of(eps_expr), instances, budget)
     same = [i for i in acc.results if i.params["m"] == i.params["m_prime"]]
@@ -319,7 +344,34 @@ def check_lemb1(budget: Budget, base: Relation, claim: str,
     model = "replacement" if base is Relation.REPLACE else "deletion"
     s1 = _statement(f"m = m' (M ε-DP in the {model} model)", same)
     s2 = _statement(f"m ≠ m' (M ε-DP in the {model} model)", diff)
-    return _result(claim, [s1, s2], acc)
+    extra = [_lemb1_concrete(eps_expr)] if concrete else []
+    return _result(claim, [s1, s2, *extra], acc)
+
+
+def _lemb1_concrete(eps_expr: sympy.Expr) -> Statement:
+    """Independent route (no LP), issue 14: P = {a, x}, P' = {a}, m = m' = 1 and
+    M(S) = #x(S) − #a(S) + two-sided geometric noise, which is ε-deletion-DP (every weight
+    has |w| ≤ 1). Its exact likelihood ratio at every output y ≥ 1 is (1 + t²)/2."""
+    mech = GeometricCount((("x", 1), ("a", -1)))
+    results = []
+    for t in (Fraction(2), Fraction(5), Fraction(11, 10)):
+        inst = lemb1_instance(1, False, 1, 1, Relation.ADD_REMOVE, EpsSpec.of_t(t))
+        law_p, law_q = inst.laws()
+        u = inst.pair.universe
+        assert mech.is_eps_dp(Relation.ADD_REMOVE, u)
+        best = mech.max_ratio(law_p, law_q, u, t)
+        assert best.ratio is not None and best.ratio == (1 + t * t) / 2
+        bound = inst.eps.evaluate(exp_of(eps_expr), inst.params)
+        verdict = (Verdict.REFUTED if best.ratio > bound.hi
+                   else Verdict.HOLDS if best.ratio <= bound.lo else Verdict.INCONCLUSIVE)
+        results.append(InstanceResult(
+            inst.report(), verdict, f"e^ε' ≤ {bound}",
+            f"#x − #a + geometric noise: exact ratio {fmt(best.ratio)} = (1 + t²)/2 at output "
+            f"{best.point}",
+        ))
+    return _statement(
+        "independent check: P = {a, x}, P' = {a}, m = m' = 1, M = #x − #a + geometric noise "
+        "(ε-deletion-DP)", results)
 
 
 # ---------------------------------------------------------------- §4.1
@@ -532,12 +584,21 @@ def _claims() -> list[Claim]:
               "log(1 + m/(|P|+1)(e^{2ε} − 1)) + |m − m'|ε",
               r"\left(\log\left(1+\frac{m}{|P|+1}(e^{2\varepsilon}-1)\right)+|m-m'|\varepsilon\right)",
               lambda b: check_lemb1(b, Relation.REPLACE, "bun/lemB.1")),
-        Claim("bun/lemB.1:corrected", PAPER,
-              "App. B, Lemma B.1 as its proof uses it: M ε-deletion-DP and P' = P ∪ {x}",
-              "Lemma B.1 with M ε-DP in the deletion model and P' = P ∪ {x} (|P| the smaller)",
+        Claim("bun/lemB.1:deletion", PAPER,
+              "App. B, Lemma B.1 as its proof uses it: M ε-deletion-DP, the printed bound",
+              "Lemma B.1 with M ε-DP in the deletion model (as the proof's Lemma A.3 needs), "
+              "the printed bound with |P|; P, P' deletion neighbours in either order",
               r"\left(\log\left(1+\frac{m}{|P|+1}(e^{2\varepsilon}-1)\right)+|m-m'|\varepsilon\right)",
+              lambda b: check_lemb1(b, Relation.ADD_REMOVE, "bun/lemB.1:deletion",
+                                    concrete=True)),
+        Claim("bun/lemB.1:corrected", PAPER,
+              "App. B, Lemma B.1 with M ε-deletion-DP and |P| → min(|P|, |P'|)",
+              "Lemma B.1 with M ε-DP in the deletion model and the smaller dataset's size in "
+              "the denominator: log(1 + m/(min(|P|, |P'|)+1)(e^{2ε} − 1)) + |m − m'|ε, "
+              "P, P' deletion neighbours in either order",
+              r"\left(\log\left(1+\frac{m}{\min(|P|,|P'|)+1}(e^{2\varepsilon}-1)\right)+|m-m'|\varepsilon\right)",
               lambda b: check_lemb1(b, Relation.ADD_REMOVE, "bun/lemB.1:corrected",
-                                    both_orientations=False)),
+                                    LEMB1_CORRECTED_EPS, concrete=True)),
         Claim("bun/sec4.1", PAPER, "§4.1",
               "deterministic allocation with f(P') = f(P) + Δ: with M^count the loss is Δ·ε",
               r"\text{privacy loss} = \Delta\cdot\varepsilon", check_sec41),

@@ -15,9 +15,12 @@ from hypothesis import strategies as st
 
 from verifydp.claims.base import Budget, InstanceResult, Params, SearchSpace
 from verifydp.claims.bun.amplification import (
+    LEMB1_CORRECTED_EPS,
+    LEMB1_EPS,
     THM22_EPS,
     THM43_EPS,
     add_pair,
+    lemb1_instance,
     replace_pair,
     thm31_upper_expr,
 )
@@ -98,6 +101,24 @@ _thm43_space = rates(10).flatmap(lambda r: st.fixed_dictionaries({
 
 _RANDOM_SIZE = "random-size SRS, any size law on {0..n}, n ≤ 6"
 
+
+def _lemb1(claim: str, base: Relation, expr: sympy.Expr) -> Callable[[Params], InstanceResult]:
+    """P, P' = {a^n} and {a^n, x} in either order (the lemma's deletion neighbours are
+    unordered; issue 14), m and m' clipped to the sizes of P and P'."""
+    def ev(p: Params) -> InstanceResult:
+        n_, p_small = int(p["n"]), bool(p["p_small"])
+        p_size, q_size = (n_, n_ + 1) if p_small else (n_ + 1, n_)
+        inst = lemb1_instance(n_, p_small, min(p["m"], p_size), min(p["m_prime"], q_size),
+                              base, EpsSpec.of_t(p["t"]))
+        return ratio_point(claim, exp_of(expr), inst)
+    return ev
+
+
+_lemb1_space = st.fixed_dictionaries({
+    "n": st.integers(1, 8), "p_small": st.booleans(), "m": st.integers(0, 9),
+    "m_prime": st.integers(0, 9), "t": t_values(10)})
+_LEMB1 = "SRSWOR(m) vs SRSWOR(m'), P ⊂ P' or P' ⊂ P"
+
 SPACES: dict[str, SearchSpace] = {
     "bun/thm2.2": SearchSpace(_nm, _thm22, replace_records, "SRSWOR(m) of n, t = e^ε ∈ (1, 20]"),
     "bun/thm3.1:upper": SearchSpace(_thm31_space, _thm31("bun/thm3.1:upper", False),
@@ -107,4 +128,13 @@ SPACES: dict[str, SearchSpace] = {
         _RANDOM_SIZE),
     "bun/thm4.3": SearchSpace(_thm43_space, _thm43, add_records,
                               "proportional SRS with randomised rounding, |P| ≥ 1/r"),
+    "bun/lemB.1": SearchSpace(_lemb1_space, _lemb1("bun/lemB.1", Relation.REPLACE, LEMB1_EPS),
+                              add_records, _LEMB1 + ", replacement-DP base (as printed)"),
+    "bun/lemB.1:deletion": SearchSpace(
+        _lemb1_space, _lemb1("bun/lemB.1:deletion", Relation.ADD_REMOVE, LEMB1_EPS),
+        add_records, _LEMB1 + ", deletion-DP base"),
+    "bun/lemB.1:corrected": SearchSpace(
+        _lemb1_space,
+        _lemb1("bun/lemB.1:corrected", Relation.ADD_REMOVE, LEMB1_CORRECTED_EPS),
+        add_records, _LEMB1 + ", deletion-DP base, min(|P|, |P'|)"),
 }

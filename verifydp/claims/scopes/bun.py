@@ -28,6 +28,14 @@ LARGE_EPS = Narrowing(
 FITTED = ("fitted/hard-coded check (issue 14 list): the checker reproduces a fixed instance "
           "instead of quantifying over the printed domain; being replaced by another engineer")
 
+# Lemma B.1 (issue 14): the lemma's deletion neighbours are unordered, so both orientations
+LEMB1_ORIENT = q("P, P' deletion neighbours (either may be the larger)",
+                 "both orientations P' = P ∪ {x} and P = P' ∪ {x}", "exhaustive")
+LEMB1_POP = wor_background("every P", "the smaller dataset of size 1, 2, 3 or 5")
+LEMB1_SIZES = q("SRS of m from P, m' from P'", "every m ≤ |P|, m' ≤ |P'| (0 and full size "
+                "included)", "exhaustive")
+LEMB1_EPS = eps_grid("ε > 0", "t ∈ {2, 5} and ε = 1/2 (irrational t)")
+
 SCOPES: dict[str, Scope] = {
     "bun/thm2.2": Scope(
         "bun/thm2.2",
@@ -89,26 +97,26 @@ SCOPES: dict[str, Scope] = {
     "bun/lemB.1": Scope(
         "bun/lemB.1",
         all_pure("replacement, as printed"),
-        q("P, P' deletion neighbours (either may be the larger)",
-          "both orientations P' = P ∪ {x} and P = P' ∪ {x}", "exhaustive"),
-        wor_background("every P", "|P| ∈ {1, 2, 3, 5}"),
-        q("SRS of m from P, m' from P'", "every m ≤ |P|, m' ≤ |P'|", "exhaustive"),
-        (eps_grid("ε > 0", "t = 2, ε = 1/2"),),
+        LEMB1_ORIENT,
+        LEMB1_POP,
+        LEMB1_SIZES,
+        (LEMB1_EPS,),
+    ),
+    "bun/lemB.1:deletion": Scope(
+        "bun/lemB.1:deletion",
+        all_pure("deletion, as the proof's Lemma A.3 needs"),
+        LEMB1_ORIENT,
+        LEMB1_POP,
+        LEMB1_SIZES,
+        (LEMB1_EPS,),
     ),
     "bun/lemB.1:corrected": Scope(
         "bun/lemB.1:corrected",
         all_pure("deletion"),
-        q("P, P' deletion neighbours (either may be the larger)",
-          "one orientation only: P' = P ∪ {x}", "grid"),
-        wor_background("every P", "|P| ∈ {1, 2, 3, 5}"),
-        q("SRS of m from P, m' from P'", "every m ≤ |P|, m' ≤ |P'|", "exhaustive"),
-        (eps_grid("ε > 0", "t = 2, ε = 1/2"),),
-        (Narrowing(
-            "one orientation of the deletion pair (P' = P ∪ {x}); the printed lemma takes P, P' "
-            "deletion neighbouring in either order",
-            "be deletion neighboring datasets",
-            "issue 14: being widened to both orientations (check_lemb1 both_orientations)",
-            "being widened", "other engineer (bun/amplification.py)"),),
+        LEMB1_ORIENT,
+        LEMB1_POP,
+        LEMB1_SIZES,
+        (LEMB1_EPS,),
     ),
     "bun/sec4.1": Scope(
         "bun/sec4.1",
