@@ -23,7 +23,8 @@ EXPECTED = {
     "must/table2:wr": Verdict.HOLDS,
     "must/thm5:ow": Verdict.HOLDS,
     "must/thm5:wo": Verdict.HOLDS,
-    "must/thm5:ww": Verdict.HOLDS,
+    "must/thm5:ww": Verdict.REFUTED,  # printed label MUST.OW: judged as printed
+    "must/thm5:ww:corrected": Verdict.HOLDS,
     "must/cor6": Verdict.HOLDS,
     "must/prop7": Verdict.REFUTED,
     "must/remark2": Verdict.REFUTED,
@@ -111,13 +112,23 @@ def wo_eta_binom_shift(n: int, b: int, m: int) -> mp.Pair:
         (mp.check_t2_wor, lambda n, m: (R(m, n), R(m) * d(1) / (n + 1))),
         (mp.check_t2_poisson, lambda g: (mp._q(g), mp._q(g) * d(2))),
         (mp.check_thm5_ow, ow_m_over_n),
-        (mp.check_thm5_ww, ww_index_shift),
+        (mp.check_thm5_ww_corrected, ww_index_shift),
         (mp.check_thm5_wo, wo_drop_second_term),
         (mp.check_thm5_wo, wo_eta_binom_shift),
     ],
 )
 def test_mutants_caught(check, mutant) -> None:  # noqa: ANN001
     assert check(fast(), formula=mutant).verdict is Verdict.REFUTED
+
+
+def test_thm5c_is_judged_under_its_printed_label() -> None:
+    """(c) as printed says MUST.OW: the (c) formulas are refuted against the MUST.OW law, and the
+    same checker accepts the MUST.OW formulas of (a) — the label, not the checker, decides."""
+    res = mp.check_thm5_ww(fast())
+    assert res.verdict is Verdict.REFUTED
+    bad = next(i for i in res.instances if i.verdict is Verdict.REFUTED)
+    assert bad.params["law"] == "MUST.OW"
+    assert mp.check_thm5_ww(Budget(), formula=mp.thm5_ow).verdict is Verdict.HOLDS
 
 
 def test_prop7_mutant_caught() -> None:

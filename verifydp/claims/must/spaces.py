@@ -95,5 +95,5 @@ SPACES: dict[str, SearchSpace] = {
                           f"{scheme}, n ≤ 5, any t and group profile δ_1 ≤ … ≤ δ_m")
        for claim, scheme in (("must/table2:wr", "wr"), ("must/table2:wor", "wor"),
                              ("must/thm5:ow", "must-ow"), ("must/thm5:wo", "must-wo"),
-                             ("must/thm5:ww", "must-ww"))},
+                             ("must/thm5:ww:corrected", "must-ww"))},
 }
