@@ -56,18 +56,40 @@ def test_fig4_verdicts(fig4):
     assert fig4.claim == "must/fig4"
     assert fig4.verdict is Verdict.REFUTED
     v = [s.verdict for s in fig4.statements]
-    assert v == [Verdict.REFUTED, Verdict.REFUTED, Verdict.HOLDS, Verdict.HOLDS, Verdict.HOLDS,
-                 Verdict.HOLDS, Verdict.HOLDS, Verdict.HOLDS]
+    assert v == [Verdict.INCONCLUSIVE, Verdict.REFUTED, Verdict.HOLDS, Verdict.HOLDS,
+                 Verdict.HOLDS, Verdict.HOLDS, Verdict.HOLDS, Verdict.HOLDS]
+    # 'a minor portion of each curve': the share of the ε grid says no, the share of the drawn
+    # length says yes for three Δ/σ = 1 curves and is undecided (aspect ratio) for one
     s1 = fig4.statements[0]
-    bad = {(i.params["mechanism"], i.params["Delta/sigma"], i.params["scheme"])
-           for i in s1.instances if i.verdict is Verdict.REFUTED}
-    assert ("Gaussian", "1", "WR") in bad and all(k[2] != "WOR" for k in bad)
+    undecided = {(i.params["mechanism"], i.params["Delta/sigma"], i.params["scheme"])
+                 for i in s1.instances if i.verdict is Verdict.INCONCLUSIVE}
+    assert ("Gaussian", "1", "WR") in undecided and all(k[2] != "WOR" for k in undecided)
+    assert not any(i.verdict is Verdict.REFUTED for i in s1.instances)
+    assert "the readings disagree" in s1.note
     s2 = fig4.statements[1]
     order = [i for i in s2.instances if i.params.get("part") == "ordering"]
     assert len(order) == 4 and all(i.verdict is Verdict.HOLDS for i in order)
     spread = {i.params["mechanism"]: i.verdict for i in s2.instances
               if i.params.get("part", "").startswith("less")}
     assert spread == {"Laplace": Verdict.HOLDS, "Gaussian": Verdict.REFUTED}
+
+
+def test_fig4_minor_portion_refuted_when_both_readings_say_no(monkeypatch):
+    """Mutant of the sentence: 'a minor portion' read as < 10%: both readings refute it."""
+    monkeypatch.setattr(mf, "MINOR", Fraction(1, 10))
+    st = mf._fig4_sentence1(mf.fig4_curves())
+    assert st.verdict is Verdict.REFUTED and "under both readings" in st.note
+
+
+def test_fig4_one_reading_alone_does_not_refute(monkeypatch):
+    """Mutant of the checker: judging by the ε grid only (the old reading) refutes the sentence;
+    the checker, with both readings, must not."""
+    monkeypatch.setattr(mf, "_weak_share", lambda curves, mech, th, s, tau, a=1: (
+        Fraction(1), Fraction(1)) if any(g.lo > tau for g in curves[(mech, th, s)]) else (
+        Fraction(0), Fraction(0)))
+    assert mf._fig4_sentence1(mf.fig4_curves()).verdict is Verdict.REFUTED
+    monkeypatch.undo()
+    assert mf._fig4_sentence1(mf.fig4_curves()).verdict is Verdict.INCONCLUSIVE
 
 
 def test_fig4_reversed_ordering_caught():
