@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
+from itertools import combinations_with_replacement
 
 import sympy
 
@@ -336,7 +337,6 @@ def _mean_sensitivity() -> Statement:
 
 
 def _mean_local() -> Statement:
-    from itertools import combinations_with_replacement
     res = []
     for size, top in MEAN_SENS_GRID:
         bad = [ys for ys in combinations_with_replacement(range(top + 1), size)

@@ -34,6 +34,7 @@ from verifydp.claims.base import (
 from verifydp.claims.base import statement as _statement
 from verifydp.claims.must.group import dsym, worst_case_statement
 from verifydp.claims.printed import judge_cell, sci
+from verifydp.designs.must import k_law
 from verifydp.exact import barith, special
 from verifydp.exact.interval import Bracket, bracket
 from verifydp.exact.special import exp_bracket
@@ -62,8 +63,6 @@ Law = dict[int, Fraction]
 def _k(scheme: str, n: int, b: int | None, m: int) -> Law:
     """Law of K, the copies of the differing record, from `verifydp.designs.must.k_law`, which
     the design tests check against the designs' exact sample laws and the naive oracle."""
-    from verifydp.designs.must import k_law
-
     return {k: p for k, p in k_law(scheme, n, b, m).probs.items() if p}
 
 
@@ -609,15 +608,6 @@ def group_delta(mech: str, theta: Fraction, eps: Fraction, u: int) -> Bracket:
     return _round_out(Bracket(max(Fraction(0), a.lo - prod.hi), a.hi - prod.lo))
 
 
-def _profile_source() -> str:
-    try:
-        import verifydp.mechanisms.profiles  # noqa: F401
-    except ImportError:
-        return "local implementation of Theorem 1 (verifydp.mechanisms.profiles not present)"
-    return ("local implementation of Theorem 1 (verifydp.mechanisms.profiles exists; its API "
-            "was not wired in, to keep this module independent)")
-
-
 @functools.lru_cache(maxsize=1024)
 def _t3_eps_bracket(eta: Fraction, eps: Fraction) -> Bracket:
     """ε' = log(1 + η(e^ε − 1)), rigorous bracket (cached: it depends on (η, ε) only)."""
@@ -701,7 +691,8 @@ def check_table3(budget: Budget, blocks: Sequence[tuple[str, str]] | None = None
                              "slip, it seems); its ε' cells match")
         statements.append(_statement(
             f"Table 3, {mech} base mechanism, Δ/σ = {th} (n=1000, m=400, b=500); δ_u from "
-            f"Theorem 1 with θ → uθ; {_profile_source()}", res, note))
+            "Theorem 1 with θ → uθ (group_delta: the printed profile, rigorous Φ of "
+            "verifydp.exact.special)", res, note))
     return _result("must/table3", statements)
 
 

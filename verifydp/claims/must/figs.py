@@ -224,7 +224,7 @@ def _p(mech: str, th: Fraction, **kw: Any) -> dict[str, Any]:
 
 
 def fig4_plot(path: Path | None = None) -> Path:
-    import matplotlib
+    import matplotlib  # imported only to draw: a slow import that checking does not need
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -603,7 +603,7 @@ def fig5_values() -> dict[tuple[str, str, int, int], Any]:
 
 
 def fig5_plot(path: Path | None = None) -> Path:
-    import matplotlib
+    import matplotlib  # imported only to draw: a slow import that checking does not need
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
