@@ -140,11 +140,19 @@ def laplace(scale: Fraction, q: Fraction = Fraction(1)) -> Pair:
 @dataclass(frozen=True)
 class Grid:
     """Discretisation: lattice step h of the loss, output range ± z scales beyond the centres,
-    and the half-width of the composed windows in standard deviations."""
+    the half-width of the composed windows in standard deviations, and the exponent of the
+    negligible mass 2^-negligible_bits: leading and trailing lattice masses below it are moved
+    soundly to the bounds (module docstring, 4). When δ is not tiny (a large δ, as in MUST
+    Table 8) a coarser cut keeps the heavy tail of a law of K out of the windows."""
 
     h: Fraction = Fraction(1, 1000)
     z: int = 12
     window_sd: int = 10
+    negligible_bits: int = 75
+
+    def __post_init__(self) -> None:
+        if self.h <= 0 or self.z <= 0 or self.window_sd <= 0 or self.negligible_bits <= 0:
+            raise ValueError("Grid: h, z, window_sd and negligible_bits must be positive")
 
 
 # ---------------------------------------------------------------- floats: where to cut
@@ -167,14 +175,30 @@ def _float_loss(pair: Pair, x: np.ndarray) -> np.ndarray:
     return _float_logpdf(pair, pair.p, x) - _float_logpdf(pair, pair.q, x)
 
 
+def _support(pair: Pair, grid: Grid) -> tuple[float, float]:
+    """The x-range the cells cover: each component reaches as far as its weighted density
+    stays above the negligible mass (at most z scales), so that a law of K's rare many-copy
+    components do not stretch the lattice over thousands of loss units. Any range is sound:
+    the mass outside it is carried to the bounds as the tails (−∞, cut_0] and [cut_last, ∞)."""
+    cut = grid.negligible_bits * math.log(2)
+    ends = []
+    for w, c in pair.p + pair.q:
+        budget = math.log(float(w)) + cut if w else -1.0
+        if budget <= 0:
+            continue
+        r = math.sqrt(2 * budget) if pair.kernel == "gauss" else budget
+        r = min(float(grid.z), r + 1)
+        ends += [float(c) - r * float(pair.scale), float(c) + r * float(pair.scale)]
+    return min(ends), max(ends)
+
+
 def _cut_points(pair: Pair, grid: Grid) -> list[Fraction]:
     """Exact dyadic cut points, chosen in floats: two per lattice point ih, at losses just
     below and just above it, so that every cell but the thin ones around lattice points has
     its certified loss range inside one lattice step (the thin ones carry negligible mass).
     Any choice is sound; this one makes the bounds tight."""
     s = float(pair.scale)
-    centres = [float(c) for _, c in pair.p + pair.q]
-    lo, hi = min(centres) - grid.z * s, max(centres) + grid.z * s
+    lo, hi = _support(pair, grid)
     xs = np.linspace(lo, hi, 200001)
     ls = np.maximum.accumulate(_float_loss(pair, xs))  # monotone in theory; guard float noise
     h = float(grid.h)
@@ -399,16 +423,15 @@ def _mul(x: _Vec, y: _Vec, kind: str) -> _Vec:
     return _Vec(c, x.off + y.off, out)
 
 
-_NEGLIGIBLE = flint.arb(2) ** -75
-_REACH = 2  # windows reach this many single-step extremes beyond the bulk  # leading/trailing masses below this are cut off
+_REACH = 2  # windows reach this many single-step extremes beyond the bulk
 
 
-def _window(v: _Vec, lo: int, hi: int, kind: str) -> _Vec:
+def _window(v: _Vec, lo: int, hi: int, kind: str, negligible: flint.arb) -> _Vec:
     """Cut to indices [lo, hi], and cut negligible leading and trailing masses, soundly for
     each kind of vector (module docstring, 4)."""
     c = v.c
-    first = next((i for i, x in enumerate(c) if x.upper() > _NEGLIGIBLE), len(c))
-    last = next((i for i in range(len(c) - 1, -1, -1) if c[i].upper() > _NEGLIGIBLE), -1)
+    first = next((i for i, x in enumerate(c) if x.upper() > negligible), len(c))
+    last = next((i for i in range(len(c) - 1, -1, -1) if c[i].upper() > negligible), -1)
     lo = max(lo, v.off + first)
     hi = min(hi, v.off + last)
     if lo > hi:
@@ -438,7 +461,8 @@ def _power(step: _Step, key: str, k: int, grid: Grid, h: float) -> _Vec:
     mu_lo, mu_hi = min(step.mean_p, step.mean_q), max(step.mean_p, step.mean_q)
     # one step's non-negligible support: heavy-tailed steps (a rare large loss, as in
     # subsampling) need room beyond the Gaussian-like bulk of the partial sums
-    base = _window(base, -(10**9), 10**9, kind)
+    negligible = flint.arb(2) ** -grid.negligible_bits
+    base = _window(base, -(10**9), 10**9, kind, negligible)
     reach_lo = max(mu_lo - base.off * h, 0.0)
     reach_hi = max((base.off + len(base.c)) * h - mu_hi, 0.0)
 
@@ -446,7 +470,7 @@ def _power(step: _Step, key: str, k: int, grid: Grid, h: float) -> _Vec:
         half = grid.window_sd * step.sd * math.sqrt(j) + 1.0
         lo = math.floor((mu_lo * j - half - _REACH * reach_lo) / h)
         hi = math.ceil((mu_hi * j + half + _REACH * reach_hi) / h)
-        return _window(v, lo, hi, kind)
+        return _window(v, lo, hi, kind, negligible)
 
     result: _Vec | None = None
     count = 0
