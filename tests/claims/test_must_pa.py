@@ -121,6 +121,30 @@ def test_mutants_caught(check, mutant) -> None:  # noqa: ANN001
     assert check(fast(), formula=mutant).verdict is Verdict.REFUTED
 
 
+def test_poisson_row_is_checked_as_a_privacy_guarantee_on_both_orientations() -> None:
+    res = mp.check_t2_poisson(Budget())
+    law, pure, approx = res.statements
+    assert res.verdict is Verdict.HOLDS and pure.verdict is approx.verdict is Verdict.HOLDS
+    orient = {i.params["orientation"] for i in pure.instances}
+    assert orient == {"P' = P ∪ {x}", "P = P' ∪ {x}"} and len(pure.instances) == 160
+
+
+@pytest.mark.parametrize("mutant", [
+    {"eps_expr": sympy.log(1 + sympy.Symbol("gamma") ** 2 * (sympy.exp(mp.EPS) - 1))},
+    {"delta_expr": sympy.Symbol("gamma") ** 2 * sympy.Symbol("delta")},
+    {"eps_expr": sympy.log(1 + sympy.Symbol("gamma") * (sympy.exp(mp.EPS / 2) - 1))},
+])
+def test_poisson_row_mutants_caught(mutant: dict) -> None:
+    assert mp.check_t2_poisson(fast(), **mutant).verdict is Verdict.REFUTED
+
+
+def test_poisson_row_needs_its_relation() -> None:
+    """Outside the row's hypothesis (M DP only under substitution, which says nothing about
+    samples of different sizes) Poisson sampling does not amplify: the LP finds it."""
+    from verifydp.population import Relation
+    assert mp.check_t2_poisson(fast(), relation=Relation.REPLACE).verdict is Verdict.REFUTED
+
+
 def test_thm5c_is_judged_under_its_printed_label() -> None:
     """(c) as printed says MUST.OW: the (c) formulas are refuted against the MUST.OW law, and the
     same checker accepts the MUST.OW formulas of (a) — the label, not the checker, decides."""

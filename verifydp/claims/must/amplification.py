@@ -32,12 +32,17 @@ from verifydp.claims.base import (
     combine,
 )
 from verifydp.claims.base import statement as _statement
+from verifydp.claims.checkers import Instance, UpperCheck, check_hockey_upper, check_ratio_upper
 from verifydp.claims.must.group import dsym, worst_case_statement
 from verifydp.claims.printed import judge_cell, sci
+from verifydp.designs import Poisson
 from verifydp.designs.must import k_law
+from verifydp.epsilon import EpsSpec
 from verifydp.exact import barith, special
 from verifydp.exact.interval import Bracket, bracket
 from verifydp.exact.special import exp_bracket
+from verifydp.exact.tfunc import EPS, exp_of
+from verifydp.population import Population, PopulationPair, RecordType, Relation
 
 PAPER = "must"
 R = sympy.Rational
@@ -226,12 +231,56 @@ def _loop(items: Iterator, budget: Budget, fn: Callable) -> list[InstanceResult]
 
 # ---------------------------------------------------------------- Table 2 rows
 
-def check_t2_poisson(budget: Budget, formula: Formula = t2_poisson) -> ClaimResult:
+# Table 2's Poisson row is stated for the relation R on both the subsample and the entire data
+# (add/remove: "R R" in the printed table), unlike the S S of the other rows
+T2P_EPS = sympy.log(1 + sympy.Symbol("gamma") * (sympy.exp(EPS) - 1))
+T2P_DELTA = sympy.Symbol("gamma") * sympy.Symbol("delta")
+T2P_GAMMAS = (Fraction(1, 10), Fraction(1, 3), Fraction(1, 2), Fraction(9, 10), Fraction(1))
+T2P_EPS_GRID = (EpsSpec.of_t(Fraction(11, 10)), EpsSpec.of_t(2), EpsSpec.of_t(5),
+                EpsSpec.of_eps(Fraction(1, 2)))
+_A, _X = RecordType("a"), RecordType("x")
+
+
+def _t2p_instances(delta: Fraction, relation: Relation = Relation.ADD_REMOVE
+                   ) -> Iterator[Instance]:
+    """Poisson(γ) on P = {a × n} against P' = P ∪ {x}, in both orientations (the relation R is
+    symmetric and the bound is not checked by symmetry), n ∈ {0, 1, 2, 4}; a base mechanism
+    (ε, δ)-DP under `relation` (the printed R; another value is a mutant)."""
+    for n_ in (0, 1, 2, 4):
+        small, big = Population.of({_A: n_}), Population.of({_A: n_, _X: 1})
+        for orient, pair in (("P' = P ∪ {x}", PopulationPair(small, big, Relation.ADD_REMOVE)),
+                             ("P = P' ∪ {x}", PopulationPair(big, small, Relation.ADD_REMOVE))):
+            for g in T2P_GAMMAS:
+                for eps in T2P_EPS_GRID:
+                    yield Instance({"gamma": g, "delta": delta}, pair, Poisson(g), relation,
+                                   eps, delta, label={"n": n_, "orientation": orient},
+                                   symmetric=((_A,),) if n_ > 1 else ())
+
+
+def check_t2_poisson(budget: Budget, formula: Formula = t2_poisson,
+                     eps_expr: sympy.Expr = T2P_EPS, delta_expr: sympy.Expr = T2P_DELTA,
+                     relation: Relation = Relation.ADD_REMOVE) -> ClaimResult:
+    """Table 2, Poisson(γ), relation R R (Li et al. 2012, via Balle et al. 2018): η = γ, δ' = γδ
+    against the law of K, and as a privacy guarantee: for every base mechanism (ε, δ)-DP under
+    add/remove, Poisson(γ)∘M is (log(1 + γ(e^ε − 1)), γδ)-DP — checked by the certified worst
+    case over all such mechanisms (docs/foundations.md#fact-4) on both orientations."""
     gammas = [Fraction(k, 10) for k in range(0, 11)] + [Fraction(1, 3), Fraction(2, 7)]
     res = _loop(iter(gammas), budget,
                 lambda g: _compare({"gamma": str(g)}, formula(g), law_poisson(g)))
-    return _result("must/table2:poisson", [_statement(
-        "Table 2, Poisson(γ): η = γ, δ' = γδ (vs K ~ Bernoulli(γ))", res)])
+    acc: UpperCheck = check_ratio_upper("must/table2:poisson", exp_of(eps_expr),
+                                        _t2p_instances(Fraction(0), relation), budget)
+    n_pure = len(acc.results)
+    check_hockey_upper("must/table2:poisson", exp_of(eps_expr), delta_expr,
+                       _t2p_instances(Fraction(1, 10), relation), budget, acc)
+    sts = [_statement("Table 2, Poisson(γ): η = γ, δ' = γδ (vs K ~ Bernoulli(γ))", res),
+           _statement("as a privacy guarantee, pure ε (δ = 0): e^{ε'} ≤ 1 + γ(e^ε − 1) for "
+                      "every ε-DP base mechanism under add/remove, both orientations",
+                      acc.results[:n_pure]),
+           _statement("as a privacy guarantee at δ = 1/10: δ'(ε') ≤ γδ for every (ε, δ)-DP "
+                      "base mechanism under add/remove, both orientations",
+                      acc.results[n_pure:])]
+    return ClaimResult("must/table2:poisson", combine(sts), tuple(sts), acc.witness, 0.0,
+                       tuple(acc.lp_sizes))
 
 
 def check_t2_wor(budget: Budget, formula: Formula = t2_wor) -> ClaimResult:

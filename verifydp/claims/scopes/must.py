@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from verifydp.claims.scope import Narrowing, Scope, q
 from verifydp.claims.scopes.common import (
-    FOLLOW_UP,
     eps_grid,
     formula,
     group_class,
@@ -38,27 +37,17 @@ def _sampler(design: str, covered: str, claim: str, narrowings: tuple[Narrowing,
 SCOPES: dict[str, Scope] = {
     "must/table2:poisson": Scope(
         "must/table2:poisson",
-        q("every (ε, δ)-DP M (group profile δ_j)", "not as a privacy guarantee: only "
-          "η = γ, δ' = γδ vs the law K ~ Bernoulli(γ)", "not covered",
-          "the group-profile LP of fact 7 needs a fixed sample size; Poisson's is random"),
-        q("substitution (the paper's 'sampling neighboring relation' column)",
-          "formula only", "not covered",
-          "no privacy LP; verifydp audit applied this row to replace/replace designs "
-          "(being fixed in verifydp/audit)"),
-        none(), q("Poisson(γ)", "13 values of γ incl. 0 and 1", "grid"),
-        (formula("η, δ'", "exact, per γ"),),
-        (Narrowing("the printed (η, δ') is not checked as a privacy guarantee against every "
-                   "base mechanism, unlike the WOR and WR rows",
-                   "PA for Poisson sampling, sampling WOR, sampling WR, MUST.OW, MUST.WO and "
-                   "MUST.WW on a randomized mechanism of",
-                   "fact 7's LP is over fixed-size multisets; a Poisson LP over the size-"
-                   "stratified lattice is a follow-up in worstcase/group.py",
-                   "left", FOLLOW_UP),
-         Narrowing("verifydp audit applies this row to designs with replace/replace relations",
-                   "PA for Poisson sampling, sampling WOR, sampling WR, MUST.OW, MUST.WO and "
-                   "MUST.WW on a randomized mechanism of",
-                   "issue 14: the audit must apply the row only under its relation",
-                   "being widened", "other engineer (verifydp/audit)")),
+        q("every (ε, δ)-DP M (the row's relation R: add/remove)",
+          "all of them: certified LP over every ε-DP and every (ε, 1/10)-DP base mechanism "
+          "(facts 1–5)", "exhaustive"),
+        q("R on the subsample and on the entire data (add/remove; the printed 'R R')",
+          "add/remove, both orientations (P' = P ∪ {x} and P = P' ∪ {x})", "exhaustive"),
+        q("every population", "P = {a × n}, n ∈ {0, 1, 2, 4}", "grid",
+          "fact 4: distinct common records reduce to identical ones; sizes n ≤ 4 only"),
+        q("Poisson(γ)", "γ ∈ {1/10, 1/3, 1/2, 9/10, 1} (privacy); 13 values incl. 0 and 1 "
+          "(η, δ' vs the law of K)", "grid"),
+        (formula("η, δ'", "exact, per γ"),
+         eps_grid("every ε > 0, δ ∈ [0, 1]", "t ∈ {11/10, 2, 5}, ε = 1/2; δ ∈ {0, 1/10}")),
     ),
     "must/table2:wor": _sampler("WOR(n, m)", "1 ≤ m ≤ n ≤ 10 (m = n included)",
                                 "must/table2:wor"),
