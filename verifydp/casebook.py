@@ -18,6 +18,7 @@ from verifydp.claims.base import Verdict
 from verifydp.claims.bun.general import thm53_params
 from verifydp.witness import base as sampling
 from verifydp.witness import group, pinq
+from verifydp.witness import regress as regress_witness
 from verifydp.witness.base import ReplayReport, WitnessFormatError, atomic_write, witness_size
 from verifydp.witness.instance import normal_params
 
@@ -66,6 +67,7 @@ KINDS: dict[str, Callable[[dict[str, Any]], ReplayReport]] = {
     "pinq-plan": pinq.replay_json,
     "group-profile": group.replay_json,
     "instance": replay_instance,
+    regress_witness.KIND: regress_witness.replay_json,
 }
 
 

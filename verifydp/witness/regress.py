@@ -1,0 +1,210 @@
+"""Witnesses of an unsound implementation found by `verifydp regress` (issue 17, issue 16
+item 5; docs/regress.md#witnesses, docs/foundations.md#witnesses).
+
+An unsound finding says: at these arguments the user's function returned a number below a
+certified lower bound of the true privacy loss. The file stores the function's arguments, the
+value it returned (the exact float, as a hex string and a decimal), and the *truth problem*:
+the data from which the lower bound is recomputed without the catalogue and without the
+user's code. `replay_json` recomputes the bound from scratch and confirms only when the stored
+value lies strictly below it; none of the stored numbers is trusted. Problem kinds:
+
+* ``ratio`` — a design, a population pair, a relation and a rational t ≤ e^ε: the exact worst
+  case e^{ε'} over every ε-DP base mechanism (`worst_case_ratio`); the value compared is ε'.
+* ``hockey`` — the same with an (ε, δ)-DP class and t' ≥ e^{ε'} (the user's ε'): the worst-case
+  δ at t' (`worst_case_hockey`); the value compared is δ'.
+* ``group`` — a MUST/Table 2 design on the substitution pair of size n, the class of base
+  mechanisms with group profile δ_1 … δ_m at t (`group_worst_hockey`); compared: δ'.
+* ``accountant`` — a per-step dominating pair realised by a concrete dataset pair (Poisson
+  add/remove, fixed-size without replacement under substitution, with replacement), σ, steps
+  and δ: the certified ε(δ) of the composition (`verifydp.accounting.compose`); compared: ε.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+from verifydp import __version__
+from verifydp.accounting import (
+    Pair,
+    compose,
+    fixed_size_gaussian,
+    mixture_gaussian,
+    poisson_gaussian,
+)
+from verifydp.designs.base import Design
+from verifydp.exact.special import exp_bracket, log_bracket
+from verifydp.population import PopulationPair, Relation
+from verifydp.witness.base import ReplayReport
+from verifydp.worstcase import MechanismClass, worst_case_ratio
+from verifydp.worstcase.engine import worst_case_hockey
+from verifydp.worstcase.group import GroupProfileClass, group_worst_hockey
+
+KIND = "regress"
+PROBLEMS = ("ratio", "hockey", "group", "accountant")
+ACCOUNTANT_DESIGNS = ("poisson", "fixed-size", "with-replacement")
+
+
+def accountant_pair(design: str, sigma: Fraction, q: Fraction | None = None,
+                    batch: int | None = None, n: int | None = None) -> Pair:
+    """The per-step pair of DP-SGD with noise σ·C on a sum of gradients clipped to norm C, for
+    one design; each is realised by a concrete dataset pair (one-dimensional gradients, the
+    differing record's gradient C — and −C for its substitute — all others 0), so its
+    composed ε(δ) is a lower bound of the true ε(δ) of the design (docs/regress.md#accountants):
+
+    * ``poisson`` (add/remove, rate q): (1 − q)N(0, σ²) + qN(1, σ²) against N(0, σ²);
+    * ``fixed-size`` (batch of `batch` of n without replacement, substitution):
+      (1 − q)N(0, σ²) + qN(1, σ²) against (1 − q)N(0, σ²) + qN(−1, σ²), q = batch/n;
+    * ``with-replacement`` (batch of `batch` draws from n, substitution): K ~ Bin(batch, 1/n)
+      copies, Σ_k Pr[K = k] N(k, σ²) against Σ_k Pr[K = k] N(−k, σ²)."""
+    if design not in ACCOUNTANT_DESIGNS:
+        raise ValueError(f"unknown accountant design {design!r}; use one of {ACCOUNTANT_DESIGNS}")
+    if design == "poisson":
+        if q is None:
+            raise ValueError("the Poisson design needs the rate q")
+        return poisson_gaussian(Fraction(q), Fraction(sigma))
+    if batch is None or n is None or batch < 1 or n < 1:
+        raise ValueError(f"the {design} design needs a batch size ≥ 1 and n ≥ 1")
+    if design == "fixed-size":
+        if batch > n:
+            raise ValueError("a fixed-size batch without replacement needs batch ≤ n")
+        return fixed_size_gaussian(Fraction(batch, n), Fraction(sigma))
+    p = Fraction(1, n)
+    law = tuple((k, comb(batch, k) * p**k * (1 - p) ** (batch - k)) for k in range(batch + 1))
+    return mixture_gaussian(law, Fraction(sigma), substitution=True,
+                            name=f"with replacement (batch={batch}, n={n}) Gaussian σ={sigma}")
+
+
+def _pair_of(pb: Mapping[str, Any]) -> Pair:
+    return accountant_pair(pb["design"], Fraction(pb["sigma"]),
+                           Fraction(pb["q"]) if pb.get("q") is not None else None,
+                           int(pb["batch"]) if pb.get("batch") is not None else None,
+                           int(pb["n"]) if pb.get("n") is not None else None)
+
+
+def truth_floor(problem: Mapping[str, Any]) -> tuple[Fraction, str]:
+    """The certified lower bound of the true value a problem describes, and what it is."""
+    kind = problem["problem"]
+    if kind in ("ratio", "hockey"):
+        pair = PopulationPair.from_json(problem["populations"])
+        design = Design.from_json(problem["design"])
+        u = pair.universe
+        law_p, law_q = design.sample_law(pair.p, u), design.sample_law(pair.q, u)
+        relation = Relation.parse(problem["relation"])
+        t = Fraction(problem["t"])
+        if kind == "ratio":
+            wc = worst_case_ratio(law_p, law_q, MechanismClass.pure(relation, t))
+            if wc.worst.lower is None:
+                return Fraction(0), "ε' (no mechanism separates P and P')"
+            return log_bracket(wc.worst.lower).lo, "exact worst-case ε'"
+        tp = Fraction(problem["t_prime"])
+        mc = MechanismClass(relation, t, t, Fraction(problem["delta"]))
+        wch = worst_case_hockey(law_p, law_q, mc, tp, tp)
+        return wch.worst.lower or Fraction(0), "exact worst-case δ at e^ε' ≤ t'"
+    if kind == "group":
+        mc = GroupProfileClass(Fraction(problem["t"]),
+                               tuple(Fraction(d) for d in problem["deltas"]))
+        design = Design.from_json(problem["design"])
+        g = group_worst_hockey(design, int(problem["n"]), int(problem["m"]), mc,
+                               Fraction(problem["t_prime"]))
+        return g.lower, "exact worst-case δ at e^ε' ≤ t' (every base mechanism with that profile)"
+    if kind == "accountant":
+        b = compose(_pair_of(problem["pair"]), int(problem["steps"]),
+                    delta=Fraction(problem["delta"]))
+        return b.lo, "certified lower bound of ε(δ) after composition"
+    raise ValueError(f"unknown regress problem {kind!r} (known: {', '.join(PROBLEMS)})")
+
+
+def _side_conditions(problem: Mapping[str, Any], args: Mapping[str, Any],
+                     values: Mapping[str, Fraction]) -> str | None:
+    """What makes the problem's bound a bound for these arguments: t ≤ e^ε for the stored ε,
+    t' ≥ e^{ε'} for the user's ε' (hockey problems). None when they hold, else the reason."""
+    kind = problem["problem"]
+    if kind in ("ratio", "hockey", "group"):
+        eps = Fraction(problem["eps"])
+        if Fraction(problem["t"]) > exp_bracket(eps).lo:
+            return f"t = {problem['t']} is not certified ≤ e^ε (ε = {eps})"
+    if kind in ("hockey", "group"):
+        eps_prime = values.get(problem.get("eps_prime_output", "ε'"))
+        if eps_prime is None or Fraction(problem["t_prime"]) < exp_bracket(eps_prime).hi:
+            return "t' is not certified ≥ e^ε' of the function's own ε'"
+    return None
+
+
+@dataclass(frozen=True)
+class RegressWitness:
+    """An unsound output of a user's function, replayable without the function."""
+
+    claim: str  # the claim id, or "accountant:<design>"
+    function: str  # MODULE:FUNCTION (or the qualified name given to the API)
+    args: dict[str, Any]  # the function's arguments (JSON values)
+    output: str  # the output that is too small
+    values: dict[str, float]  # every output the function returned
+    problem: dict[str, Any]
+    floor: Fraction  # the bound found when the witness was made (replay recomputes it)
+    what: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": KIND,
+            "claim": self.claim,
+            "tool": f"verifydp {__version__}",
+            "function": self.function,
+            "arguments": self.args,
+            "outputs": {k: {"float": v, "hex": float(v).hex()} for k, v in self.values.items()},
+            "output": self.output,
+            "problem": self.problem,
+            "quantity": f"{self.output} (lower bound: {self.what})",
+            "claimed": {"value": repr(self.values[self.output])},
+            "actual": {"value": f"≥ {self.floor}", "float": float(self.floor)},
+            **self.extra,
+        }
+
+    def csv_text(self) -> str:
+        rows = ["argument,value"] + [f"{k},\"{v}\"" for k, v in self.args.items()]
+        return "\n".join(rows) + "\n"
+
+
+def replay_json(obj: dict[str, Any]) -> ReplayReport:
+    """Recompute the certified lower bound from the stored problem and confirm when the stored
+    output of the function lies strictly below it."""
+    lines = [f"claim {obj['claim']}: {obj['function']} at "
+             + ", ".join(f"{k}={v!r}" for k, v in obj["arguments"].items())]
+    values = {k: Fraction(float.fromhex(v["hex"])) for k, v in obj["outputs"].items()}
+    for k, v in obj["outputs"].items():
+        if not math.isclose(float.fromhex(v["hex"]), float(v["float"]), rel_tol=0, abs_tol=0):
+            return ReplayReport(False, (*lines, f"output {k}: hex and decimal disagree"))
+    problem = obj["problem"]
+    bad = _side_conditions(problem, obj["arguments"], values)
+    if bad is not None:
+        return ReplayReport(False, (*lines, f"NOT confirmed: {bad}"))
+    bad = _tied_arguments(problem, obj["arguments"])
+    if bad is not None:
+        return ReplayReport(False, (*lines, f"NOT confirmed: {bad}"))
+    output = obj["output"]
+    floor, what = truth_floor(problem)
+    value = values[output]
+    ok = value < floor
+    lines.append(f"the function's {output} = {float(value)!r} (exact {value})")
+    lines.append(f"recomputed {what} ≥ {floor} ≈ {float(floor):.10g}")
+    lines.append("CONFIRMED: the function's output is below the certified lower bound"
+                 if ok else "NOT confirmed: the output is not below the recomputed bound")
+    return ReplayReport(ok, tuple(lines))
+
+
+def _tied_arguments(problem: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+    """The problem must be about the stored arguments (a problem swapped in from another
+    witness must not replay): every argument it names must match. None when all do."""
+    for k, v in problem.get("arguments", {}).items():
+        if k not in args or str(args[k]) != str(v):
+            return f"the problem is about {k} = {v}, the arguments say {args.get(k)!r}"
+    return None
+
+
+__all__ = ["ACCOUNTANT_DESIGNS", "KIND", "PROBLEMS", "RegressWitness", "accountant_pair",
+           "replay_json", "truth_floor"]
