@@ -68,9 +68,14 @@ def wo(eps: float, deltas: tuple[float, ...], n: int, b: int, m: int) -> tuple[f
     return math.log1p(eta * math.expm1(eps)), d
 
 
-CORRECT = {"bun/thm2.2": thm22, "bun/thm4.3": thm43, "must/table2:poisson": poisson,
+def bernoulli(eps: float, b: float) -> float:
+    return math.log1p(b * math.expm1(eps))
+
+
+CORRECT = {"bun/thm2.2": thm22, "bun/thm4.3": thm43, "bun/thm7.2": thm43,
+           "ebadi/bernoulli": bernoulli, "must/table2:poisson": poisson,
            "must/table2:wor": wor, "must/table2:wr": wr, "must/thm5:ow": ow,
-           "must/thm5:ww": ww, "must/thm5:wo": wo}
+           "must/thm5:ww": ww, "must/thm5:ww:corrected": ww, "must/thm5:wo": wo}
 
 
 def test_every_adapter_has_a_reference_implementation() -> None:

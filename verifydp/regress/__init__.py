@@ -15,11 +15,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from verifydp.claims import strategies
+from verifydp.regress.accountant import regress_accountant
 from verifydp.regress.adapters import ADAPTERS
-from verifydp.regress.core import Adapter, Mismatch, RegressReport, Tolerance, run
+from verifydp.regress.core import Adapter, Mismatch, RegressReport, Tolerance, UsageError, run
 
-__all__ = ["ADAPTERS", "Adapter", "Mismatch", "RegressReport", "Tolerance", "regress",
-           "strategies", "supported_claims"]
+__all__ = ["ADAPTERS", "Adapter", "Mismatch", "RegressReport", "Tolerance", "UsageError",
+           "regress", "regress_accountant", "strategies", "supported_claims"]
 
 
 def supported_claims() -> dict[str, str]:
@@ -30,13 +31,20 @@ def supported_claims() -> dict[str, str]:
 def regress(
     fn: Callable[..., Any], claim: str, params: Mapping[str, Any] | None = None,
     rtol: float = 1e-6, atol: float = 1e-12, max_examples: int = 200, sound_examples: int = 60,
+    mapping: Mapping[str, str] | None = None, vectorised: bool = False,
+    sound_only: bool = False, name: str | None = None,
 ) -> RegressReport:
     """Compare `fn` with claim `claim`'s printed formula (certified brackets) over its whole
     parameter domain, and with the exact worst case where computable (soundness).
 
     `params` restricts the domain: argument name → a hypothesis strategy or a fixed value.
-    Raises KeyError for a claim without an adapter (see `supported_claims()`)."""
+    `mapping` renames arguments (claim's name → yours, e.g. {"eps": "epsilon"});
+    `vectorised` calls `fn` with numpy arrays (and once on all inputs stacked);
+    `sound_only` skips the printed formula: a looser but sound bound passes.
+    Raises KeyError for a claim without an adapter (see `supported_claims()`) and
+    `UsageError` for a signature that does not fit or a domain left empty."""
     if claim not in ADAPTERS:
         raise KeyError(f"no regress adapter for claim {claim!r}; supported: "
                        + ", ".join(sorted(ADAPTERS)))
-    return run(ADAPTERS[claim], fn, params, Tolerance(rtol, atol), max_examples, sound_examples)
+    return run(ADAPTERS[claim], fn, params, Tolerance(rtol, atol), max_examples, sound_examples,
+               mapping, vectorised, sound_only, name)

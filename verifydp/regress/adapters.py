@@ -33,11 +33,19 @@ from typing import Any
 import sympy
 from hypothesis import strategies as st
 
+from verifydp.claims import catalogue, ebadi
+from verifydp.claims.bun.amplification import THM22_EPS, THM43_EPS, add_pair, replace_pair
+from verifydp.claims.must import amplification as must_pa
+from verifydp.claims.must.group import design_of
 from verifydp.claims.strategies import group_profiles
+from verifydp.designs import SRSWOR, Poisson, ProportionalWOR, Rounding
 from verifydp.exact.interval import Bracket, bracket, rational_in
-from verifydp.exact.special import brackets_for_eps, exp_bracket, log_bracket
+from verifydp.exact.special import brackets_for_eps, exp_bracket
 from verifydp.exact.tfunc import EPS
+from verifydp.pinq.pairs import canonical_pair
+from verifydp.population import Relation
 from verifydp.regress.core import Adapter, Mismatch, Params, Tolerance, draw, require
+from verifydp.witness.regress import truth_floor
 
 # ---------------------------------------------------------------- domains (with edges first:
 # hypothesis shrinks a one_of towards its first branch, so minimal witnesses use edge values)
@@ -94,16 +102,32 @@ def _paper(params: Params, names: tuple[str, ...], values: tuple[Fraction, ...],
     for name, v, ref in zip(names, values, refs):
         if tol.outside(v, ref):
             return Mismatch("paper", params, "", f"{name} ∈ {ref}",
-                            f"{name} off by {float(v - (ref.lo + ref.hi) / 2):.3g}")
+                            f"{name} off by {float(v - (ref.lo + ref.hi) / 2):.3g}",
+                            output=name, bound=ref)
     return None
 
 
-def _unsound(params: Params, value: Fraction, floor: Fraction, what: str,
-             tol: Tolerance) -> Mismatch | None:
+Truth = tuple[Fraction, dict[str, Any]]  # a certified lower bound and the problem replaying it
+
+
+def _unsound(params: Params, value: Fraction, truth: Truth, what: str, tol: Tolerance,
+             output: str = "ε'") -> Mismatch | None:
+    floor, problem = truth
     if tol.below(value, floor):
+        tied = {k: v for k, v in params.items() if not isinstance(v, tuple)}
         return Mismatch("unsound", params, "", f"{what} ≥ {float(floor):.17g}",
-                        "certified lower bound of the exact worst case over all base mechanisms")
+                        "certified lower bound of the exact worst case over all base mechanisms",
+                        output=output, floor=floor, problem={**problem, "arguments": tied},
+                        what=what)
     return None
+
+
+def _problem(kind: str, design: Any, pair: Any, relation: Any, eps: float, t: Fraction,
+             **extra: Any) -> dict[str, Any]:
+    """A truth problem of `verifydp.witness.regress` (recomputed there, and on replay)."""
+    return {"problem": kind, "design": design.to_json(), "populations": pair.to_json(),
+            "relation": relation.value, "eps": str(Fraction(eps)), "t": str(t),
+            **{k: str(v) for k, v in extra.items()}}
 
 
 # ---------------------------------------------------------------- bun/thm2.2
@@ -124,31 +148,20 @@ def _thm22_sound_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
 
 
 def _thm22_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
-    from verifydp.claims.bun.amplification import THM22_EPS
-
     ref = printed_value(THM22_EPS, {"eps": Fraction(p["eps"]), "m": p["m"], "n": p["n"]})
     return _paper(p, ("ε'",), out, (ref,), tol)
 
 
 @functools.lru_cache(maxsize=1024)
-def thm22_worst(eps: float, m: int, n: int) -> Fraction:
-    """Certified lower bound of the exact worst-case e^{ε'} of SRSWOR(m of n), replacement."""
-    from verifydp.claims.bun.amplification import replace_pair
-    from verifydp.designs import SRSWOR
-    from verifydp.population import Relation
-    from verifydp.worstcase import MechanismClass, worst_case_ratio
-
-    pair = replace_pair(n)
-    u = pair.universe
-    law_p, law_q = SRSWOR(m).sample_law(pair.p, u), SRSWOR(m).sample_law(pair.q, u)
-    wc = worst_case_ratio(law_p, law_q, MechanismClass.pure(Relation.REPLACE, t_below(eps)))
-    assert wc.worst.lower is not None  # P and P' reach the same components
-    return wc.worst.lower
+def thm22_worst(eps: float, m: int, n: int) -> Truth:
+    """Certified lower bound of the exact worst-case ε' of SRSWOR(m of n), replacement."""
+    problem = _problem("ratio", SRSWOR(m), replace_pair(n), Relation.REPLACE, eps, t_below(eps))
+    return truth_floor(problem)[0], problem
 
 
 def _ratio_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance,
-                 worst: Fraction) -> Mismatch | None:
-    return _unsound(p, out[0], log_bracket(worst).lo, "exact worst-case ε'", tol)
+                 truth: Truth) -> Mismatch | None:
+    return _unsound(p, out[0], truth, "exact worst-case ε'", tol)
 
 
 def _thm22_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
@@ -174,31 +187,21 @@ def _thm43_sound_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
 
 
 def _thm43_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
-    from verifydp.claims.bun.amplification import THM43_EPS
-
+    # Theorem 7.2 (stratified) prints the same bound; its one-stratum case is Theorem 4.3's
     ref = printed_value(THM43_EPS, {"eps": Fraction(p["eps"]), "r": Fraction(p["r"])})
     return _paper(p, ("ε'",), out, (ref,), tol)
 
 
 @functools.lru_cache(maxsize=512)
-def thm43_worst(eps: float, r: float) -> Fraction:
-    """Certified lower bound of the worst-case e^{ε'} over |P| = ⌈1/r⌉ … ⌈1/r⌉ + 3 (deletion)."""
-    from verifydp.claims.bun.amplification import add_pair
-    from verifydp.designs import ProportionalWOR, Rounding
-    from verifydp.population import Relation
-    from verifydp.worstcase import MechanismClass, worst_case_ratio
-
+def thm43_worst(eps: float, r: float) -> Truth:
+    """Certified lower bound of the worst-case ε' over |P| = ⌈1/r⌉ … ⌈1/r⌉ + 3 (deletion),
+    with the problem of the |P| that attains it."""
     rate = Fraction(r)
-    best = Fraction(1)
-    for n in range(ceil(1 / rate), ceil(1 / rate) + 4):
-        pair = add_pair(n)
-        u = pair.universe
-        design = ProportionalWOR(rate, Rounding.RANDOMISED)
-        wc = worst_case_ratio(design.sample_law(pair.p, u), design.sample_law(pair.q, u),
-                              MechanismClass.pure(Relation.ADD_REMOVE, t_below(eps)))
-        assert wc.worst.lower is not None
-        best = max(best, wc.worst.lower)
-    return best
+    design = ProportionalWOR(rate, Rounding.RANDOMISED)
+    truths = [(truth_floor(pb)[0], pb) for pb in (
+        _problem("ratio", design, add_pair(n), Relation.ADD_REMOVE, eps, t_below(eps))
+        for n in range(ceil(1 / rate), ceil(1 / rate) + 4))]
+    return max(truths, key=lambda tp: tp[0])
 
 
 def _thm43_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
@@ -226,11 +229,8 @@ def k_max(claim: str, m: int) -> int:
 @functools.lru_cache(maxsize=4096)
 def _must_formula(claim: str, args: tuple[int, ...]) -> tuple[Fraction, tuple[Fraction, ...]]:
     """η and the coefficients c_j of δ' = Σ_j c_j δ_j of the printed formula (exact)."""
-    from verifydp.claims.must import amplification as must_pa
-
-    formula = {"must/table2:wr": must_pa.t2_wr, "must/table2:wor": must_pa.t2_wor,
-               "must/thm5:ow": must_pa.thm5_ow, "must/thm5:wo": must_pa.thm5_wo,
-               "must/thm5:ww": must_pa.thm5_ww}[claim]
+    formula = {"wr": must_pa.t2_wr, "wor": must_pa.t2_wor, "must-ow": must_pa.thm5_ow,
+               "must-wo": must_pa.thm5_wo, "must-ww": must_pa.thm5_ww}[SCHEMES[claim]]
     if args[-1] == 0:  # m = 0: nothing sampled (the printed sums are empty)
         return Fraction(0), ()
     eta, dprime = formula(*args)
@@ -291,11 +291,11 @@ def _must_sound_domain(claim: str) -> Callable[[st.DataObject, Mapping[str, Any]
         n = draw(data, "n", upto(1, MUST_N_MAX), over)
         out: Params = {"eps": draw(data, "eps", eps_grid, over)}
         if two_stage:
-            b = draw(data, "b", upto(1, min(n, MUST_BM_MAX) if claim != "must/thm5:ww"
+            b = draw(data, "b", upto(1, min(n, MUST_BM_MAX) if SCHEMES[claim] != "must-ww"
                                      else MUST_BM_MAX), over)
             m = draw(data, "m", upto(0, b if claim == "must/thm5:wo" else MUST_BM_MAX), over)
             ok = 1 <= b <= MUST_BM_MAX and 0 <= m <= MUST_BM_MAX
-            ok = ok and (claim == "must/thm5:ww" or b <= n) and (claim != "must/thm5:wo" or m <= b)
+            ok = ok and (SCHEMES[claim] == "must-ww" or b <= n) and (claim != "must/thm5:wo" or m <= b)
             require(ok and n <= MUST_N_MAX)
             args: Params = {"n": n, "b": b, "m": m}
         else:
@@ -308,29 +308,31 @@ def _must_sound_domain(claim: str) -> Callable[[st.DataObject, Mapping[str, Any]
     return domain
 
 
+SCHEMES = {"must/table2:wr": "wr", "must/table2:wor": "wor", "must/thm5:ow": "must-ow",
+           "must/thm5:wo": "must-wo", "must/thm5:ww": "must-ww",
+           "must/thm5:ww:corrected": "must-ww"}
+
+
 @functools.lru_cache(maxsize=4096)
 def must_worst(claim: str, eps: float, deltas: tuple[float, ...], n: int, b: int | None, m: int,
-               t_prime: Fraction) -> Fraction:
+               t_prime: Fraction) -> Truth:
     """Certified lower bound of sup D_{t'}(M∘S(P) ‖ M∘S(P')) over base mechanisms with group
     profile `deltas` at e^ε ≥ t_below(ε) (substitution pair of size n)."""
-    from verifydp.claims.must.group import design_of
-    from verifydp.worstcase.group import GroupProfileClass, group_worst_hockey
-
-    scheme = {"must/table2:wr": "wr", "must/table2:wor": "wor", "must/thm5:ow": "must-ow",
-              "must/thm5:wo": "must-wo", "must/thm5:ww": "must-ww"}[claim]
     if m == 0:
-        return Fraction(0)  # the sample is empty on both sides
+        return Fraction(0), {}  # the sample is empty on both sides: nothing to undercut
     # δ_j the user was not asked about (j above k_max) are unconstrained: δ_j = 1 is vacuous
     profile = tuple(Fraction(d) for d in deltas[:m]) + (Fraction(1),) * max(0, m - len(deltas))
-    mc = GroupProfileClass(t_below(eps), profile)
-    return group_worst_hockey(design_of(scheme, b, m), n, m, mc, t_prime).lower
+    problem = {"problem": "group", "design": design_of(SCHEMES[claim], b, m).to_json(),
+               "n": n, "m": m, "eps": str(Fraction(eps)), "t": str(t_below(eps)),
+               "deltas": [str(d) for d in profile], "t_prime": str(t_prime)}
+    return truth_floor(problem)[0], problem
 
 
 def _must_sound(claim: str) -> Callable[[Params, tuple[Fraction, ...], Tolerance], Mismatch | None]:
     def judge(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
         worst = must_worst(claim, p["eps"], tuple(p["deltas"]), p["n"], p.get("b"), p["m"],
                            t_above(out[0]))
-        return _unsound(p, out[1], worst, "exact worst-case δ at your ε'", tol)
+        return _unsound(p, out[1], worst, "exact worst-case δ at your ε'", tol, "δ'")
     return judge
 
 
@@ -353,69 +355,106 @@ def _poisson_sound_domain(data: st.DataObject, over: Mapping[str, Any]) -> Param
 
 
 def _poisson_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
-    from verifydp.claims.must.amplification import dsym, t2_poisson
-
-    eta, dprime = t2_poisson(Fraction(p["gamma"]))
-    d = _frac(sympy.sympify(dprime).subs(dsym(1), _rat(Fraction(p["deltas"][0]))))
+    eta, dprime = must_pa.t2_poisson(Fraction(p["gamma"]))
+    d = _frac(sympy.sympify(dprime).subs(must_pa.dsym(1), _rat(Fraction(p["deltas"][0]))))
     return _paper(p, ("ε'", "δ'"), out, (eps_prime_of(_frac(eta), p["eps"]),
                                          Bracket.point(d)), tol)
 
 
 @functools.lru_cache(maxsize=2048)
-def poisson_worst(eps: float, delta: float, gamma: float, t_prime: Fraction) -> Fraction:
+def poisson_worst(eps: float, delta: float, gamma: float, t_prime: Fraction) -> Truth:
     """Certified lower bound of the worst-case δ at t' of Poisson(γ) on an add-remove pair
     (|P| = 1, 2), over (ε, δ)-add-remove-DP base mechanisms (Table 2: relation R, R)."""
-    from verifydp.claims.bun.amplification import add_pair
-    from verifydp.designs import Poisson
-    from verifydp.population import Relation
-    from verifydp.worstcase import MechanismClass
-    from verifydp.worstcase.engine import worst_case_hockey
-
-    t = t_below(eps)
-    mc = MechanismClass(Relation.ADD_REMOVE, t, t, Fraction(delta))
-    best = Fraction(0)
-    for n in (1, 2):
-        pair = add_pair(n)
-        u = pair.universe
-        design = Poisson(Fraction(gamma))
-        wc = worst_case_hockey(design.sample_law(pair.p, u), design.sample_law(pair.q, u), mc,
-                               t_prime, t_prime)
-        assert wc.worst.lower is not None
-        best = max(best, wc.worst.lower)
-    return best
+    truths = [(truth_floor(pb)[0], pb) for pb in (
+        _problem("hockey", Poisson(Fraction(gamma)), add_pair(n), Relation.ADD_REMOVE, eps,
+                 t_below(eps), delta=Fraction(delta), t_prime=t_prime, eps_prime_output="ε'")
+        for n in (1, 2))]
+    return max(truths, key=lambda tp: tp[0])
 
 
 def _poisson_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
     worst = poisson_worst(p["eps"], p["deltas"][0], p["gamma"], t_above(out[0]))
-    return _unsound(p, out[1], worst, "exact worst-case δ at your ε'", tol)
+    return _unsound(p, out[1], worst, "exact worst-case δ at your ε'", tol, "δ'")
+
+
+# ---------------------------------------------------------------- ebadi/bernoulli (pure Poisson)
+
+BERNOULLI_RATES = (0.5, 0.25, 0.125, 0.75, 0.9375)
+
+
+def _bernoulli_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
+    b = draw(data, "b", st.one_of(st.sampled_from((0.5, 1.0, 1e-9, 0.1)),
+                                  st.floats(0.0, 1.0)), over)
+    require(0 <= b <= 1)
+    return {"eps": draw(data, "eps", eps_full, over), "b": b}
+
+
+def _bernoulli_sound_domain(data: st.DataObject, over: Mapping[str, Any]) -> Params:
+    b = draw(data, "b", st.sampled_from(BERNOULLI_RATES), over)
+    require(0 < b <= 1)
+    return {"eps": draw(data, "eps", eps_grid, over), "b": b}
+
+
+def _bernoulli_paper(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
+    ref = printed_value(ebadi.BERNOULLI, {"eps": Fraction(p["eps"]), "b": Fraction(p["b"])})
+    return _paper(p, ("ε'",), out, (ref,), tol)
+
+
+@functools.lru_cache(maxsize=512)
+def bernoulli_worst(eps: float, b: float) -> Truth:
+    """Certified lower bound of the worst-case ε' of Poisson(b) on (D, D ∪ {x}), |D| ≤ 2,
+    every ε-DP (add/remove) base mechanism (PINQ's symmetric-difference neighbours)."""
+    truths = [(truth_floor(pb)[0], pb) for pb in (
+        _problem("ratio", Poisson(Fraction(b)), canonical_pair(m), Relation.ADD_REMOVE, eps,
+                 t_below(eps)) for m in (0, 1, 2))]
+    return max(truths, key=lambda tp: tp[0])
+
+
+def _bernoulli_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
+    return _ratio_sound(p, out, tol, bernoulli_worst(p["eps"], p["b"]))
 
 
 # ---------------------------------------------------------------- the catalogue
 
 
-def _must(claim: str, keys: tuple[str, ...], text: str) -> Adapter:
+def described(claim: str) -> str:
+    """The claim's own one-line description, from the catalogue (one place per claim)."""
+    return catalogue()[claim].summary
+
+
+def _must(claim: str, keys: tuple[str, ...]) -> Adapter:
     sig_args = ", ".join(keys)
     return Adapter(
         claim, f"amplified(eps: float, deltas: tuple[float, ...], {sig_args}) "
                "-> (eps_prime, delta_prime)",
         ("ε'", "δ'"), _must_domain(claim), _must_paper(claim, keys),
-        _must_sound_domain(claim), _must_sound(claim), text)
+        _must_sound_domain(claim), _must_sound(claim), described(claim),
+        ("eps", "deltas", *keys))
+
+
+def _thm43_like(claim: str) -> Adapter:
+    return Adapter(claim, "amplified_epsilon(eps: float, r: float) -> float", ("ε'",),
+                   _thm43_domain, _thm43_paper, _thm43_sound_domain, _thm43_sound,
+                   described(claim), ("eps", "r"))
 
 
 ADAPTERS: dict[str, Adapter] = {a.claim: a for a in (
     Adapter("bun/thm2.2", "amplified_epsilon(eps: float, m: int, n: int) -> float", ("ε'",),
             _thm22_domain, _thm22_paper, _thm22_sound_domain, _thm22_sound,
-            "ε' = log(1 + (m/n)(e^ε − 1)) for SRSWOR(m of n), ε-replacement-DP M"),
-    Adapter("bun/thm4.3", "amplified_epsilon(eps: float, r: float) -> float", ("ε'",),
-            _thm43_domain, _thm43_paper, _thm43_sound_domain, _thm43_sound,
-            "ε' = log(1 + 2r(e^{2ε} − 1)) + log(1 + r(e^{2ε} − 1)), randomised rounding"),
+            described("bun/thm2.2"), ("eps", "m", "n")),
+    _thm43_like("bun/thm4.3"),
+    _thm43_like("bun/thm7.2"),
+    Adapter("ebadi/bernoulli", "sigma(eps: float, b: float) -> float", ("ε'",),
+            _bernoulli_domain, _bernoulli_paper, _bernoulli_sound_domain, _bernoulli_sound,
+            described("ebadi/bernoulli"), ("eps", "b")),
     Adapter("must/table2:poisson",
             "amplified(eps: float, deltas: tuple[float], gamma: float) -> (eps_prime, delta_prime)",
             ("ε'", "δ'"), _poisson_domain, _poisson_paper, _poisson_sound_domain,
-            _poisson_sound, "Poisson(γ): η = γ, δ' = γδ"),
-    _must("must/table2:wor", ("n", "m"), "WOR(n, m): η = m/n, δ' = mδ_1/n"),
-    _must("must/table2:wr", ("n", "m"), "WR(n, m): η = 1 − (1 − 1/n)^m, δ' = Σ_j Bin(m, 1/n)(j) δ_j"),
-    _must("must/thm5:ow", ("n", "b", "m"), "MUST.OW(n, b, m), Theorem 5(a)"),
-    _must("must/thm5:wo", ("n", "b", "m"), "MUST.WO(n, b, m), Theorem 5(b), m ≤ b"),
-    _must("must/thm5:ww", ("n", "b", "m"), "MUST.WW(n, b, m), Theorem 5(c)"),
+            _poisson_sound, described("must/table2:poisson"), ("eps", "deltas", "gamma")),
+    _must("must/table2:wor", ("n", "m")),
+    _must("must/table2:wr", ("n", "m")),
+    _must("must/thm5:ow", ("n", "b", "m")),
+    _must("must/thm5:wo", ("n", "b", "m")),
+    _must("must/thm5:ww", ("n", "b", "m")),
+    _must("must/thm5:ww:corrected", ("n", "b", "m")),
 )}

@@ -18,17 +18,21 @@ be sound (a looser bound).  Floats only propose inputs; every disagreement is de
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
 
 from verifydp.exact.interval import Bracket
+from verifydp.witness.regress import RegressWitness
 
 Params = dict[str, Any]
 
@@ -53,6 +57,30 @@ class Tolerance:
         return value < floor - self.slack(Bracket.point(floor))
 
 
+class UsageError(ValueError):
+    """The call cannot be made as asked (a signature that does not fit, an unknown argument
+    name in a mapping or an override, a domain left empty): a usage error, never a finding."""
+
+
+def decimal(x: Fraction, up: bool, digits: int = 17) -> str:
+    """`x` exactly when its fraction is short, else rounded outward to `digits` significant
+    digits (down for a lower end, up for an upper end), so the string is still a bound."""
+    if x.denominator == 1 or len(str(x)) <= 24:
+        return str(x)
+    e = math.floor(math.log10(abs(float(x)))) if x else 0
+    scale = Fraction(10) ** (digits - 1 - e)
+    m = x * scale
+    r = -((-m.numerator) // m.denominator) if up else m.numerator // m.denominator
+    return f"{r}e{e - digits + 1}"
+
+
+def number_json(lo: Fraction, hi: Fraction | None) -> dict[str, Any]:
+    """One number shape everywhere (issue 16 item 6): exact or decimal ends, and floats; hi is
+    None for a one-sided (lower) bound."""
+    return {"lo": decimal(lo, up=False), "hi": None if hi is None else decimal(hi, up=True),
+            "lo_float": float(lo), "hi_float": None if hi is None else float(hi)}
+
+
 @dataclass(frozen=True)
 class Mismatch:
     """One input on which the user's function fails, with both values."""
@@ -62,6 +90,23 @@ class Mismatch:
     user: str  # what the user's function returned
     expected: str  # the printed value's bracket, or the exact worst case
     note: str = ""
+    output: str = ""  # which output fails
+    values: tuple[float, ...] = ()  # every output of the function, as floats
+    bound: Bracket | None = None  # the printed value's bracket ("paper")
+    floor: Fraction | None = None  # the certified lower bound of the truth ("unsound")
+    problem: dict[str, Any] | None = field(default=None, compare=False)  # replays the floor
+    what: str = ""  # what the floor bounds
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": self.kind, "params": _jsonable(self.params), "user": self.user,
+            "expected": self.expected, "note": self.note, "output": self.output,
+            "values": list(self.values)}
+        if self.bound is not None:
+            out["printed"] = number_json(self.bound.lo, self.bound.hi)
+        if self.floor is not None:
+            out["truth_lower"] = number_json(self.floor, None)
+        return out
 
     def describe(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
@@ -70,6 +115,10 @@ class Mismatch:
                 "error": "raised an exception"}[self.kind]
         tail = f" ({self.note})" if self.note else ""
         return f"{head} at ({args}): yours {self.user}, expected {self.expected}{tail}"
+
+
+def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
 
 
 @dataclass(frozen=True)
@@ -89,6 +138,7 @@ class Adapter:
     sound_domain: Callable[[st.DataObject, Mapping[str, Any]], Params] | None = None
     sound: Callable[[Params, tuple[Fraction, ...], Tolerance], Mismatch | None] | None = None
     text: str = ""
+    arguments: tuple[str, ...] = ()  # the canonical argument names, in signature order
 
 
 @dataclass(frozen=True)
@@ -106,9 +156,15 @@ class RegressReport:
     sound_checked: bool
     tolerance: Tolerance
     seconds: float
+    paper_checked: bool = True  # False with sound_only
+    mapping: Mapping[str, str] = field(default_factory=dict)
+    outputs: tuple[str, ...] = ()  # names of the function's outputs
 
     @property
-    def agrees(self) -> bool:
+    def agrees(self) -> bool | None:
+        """None when the printed formula was not compared (sound_only)."""
+        if not self.paper_checked:
+            return None
         return self.disagreement is None
 
     @property
@@ -121,19 +177,47 @@ class RegressReport:
 
     @property
     def ok(self) -> bool:
-        return self.agrees and self.sound is not False
+        return self.agrees is not False and self.sound is not False
+
+    def witness(self) -> RegressWitness | None:
+        """The unsound finding as a replayable witness (`verifydp replay`), or None."""
+        u = self.unsound
+        if u is None or u.problem is None or u.floor is None:
+            return None
+        names = self.outputs or (u.output,)
+        values = dict(zip(names, u.values))
+        return RegressWitness(self.claim, self.function, _jsonable(u.params), u.output, values,
+                              u.problem, u.floor, u.what,
+                              {"mapping": dict(self.mapping)} if self.mapping else {})
+
+    def to_json(self) -> dict[str, Any]:
+        """The report with numbers as numbers: the function's values as floats, printed and
+        certified bounds as {"lo", "hi", "lo_float", "hi_float"}."""
+        return {
+            "claim": self.claim, "function": self.function, "signature": self.signature,
+            "mapping": dict(self.mapping), "examples": self.examples,
+            "sound_examples": self.sound_examples, "paper_checked": self.paper_checked,
+            "sound_checked": self.sound_checked,
+            "disagreement": self.disagreement.to_json() if self.disagreement else None,
+            "unsound": self.unsound.to_json() if self.unsound else None,
+            "tolerance": {"rtol": self.tolerance.rtol, "atol": self.tolerance.atol},
+            "seconds": round(self.seconds, 3),
+            "agrees": self.agrees, "sound": self.sound, "ok": self.ok,
+        }
 
     def summary(self) -> str:
         lines = [f"{self.function} vs {self.claim} — {self.signature}"]
-        if self.disagreement is None:
+        if not self.paper_checked:
+            lines.append("  agreement with the printed formula not checked (sound only)")
+        elif self.disagreement is None:
             lines.append(f"  agrees with the printed formula on all {self.examples} inputs tried")
         else:
             lines.append("  minimal disagreement: " + self.disagreement.describe())
         if self.unsound is not None:
             lines.append("  minimal unsound input: " + self.unsound.describe())
         elif self.sound_checked:
-            lines.append(f"  sound: never below the exact worst case on the "
-                         f"{self.sound_examples} small instances tried")
+            lines.append(f"  sound: never below the certified truth on the "
+                         f"{self.sound_examples} inputs tried")
         else:
             lines.append("  soundness not checked (no exact worst case for this claim)")
         lines.append(f"  tolerance rtol={self.tolerance.rtol:g}, atol={self.tolerance.atol:g}; "
@@ -147,16 +231,32 @@ class _Found(Exception):
         self.mismatch = mismatch
 
 
+def _scalar(v: Any) -> Any:
+    """A length-1 array (or 0-d array, numpy scalar) as the number it holds."""
+    if isinstance(v, np.ndarray | np.generic):
+        arr = np.asarray(v)
+        if arr.size != 1:
+            raise TypeError(f"expected one value, got an array of shape {arr.shape}")
+        return arr.reshape(()).item()
+    return v
+
+
 def exact_outputs(raw: Any, names: tuple[str, ...]) -> tuple[Fraction, ...]:
-    """The user's outputs as exact Fractions (a float is the rational it denotes)."""
+    """The user's outputs as exact Fractions (a float is the rational it denotes); numpy
+    scalars and length-1 arrays are accepted, and for several outputs an array of shape
+    (k,) or (k, 1) as well as a tuple."""
+    if len(names) > 1 and isinstance(raw, np.ndarray) and raw.shape in ((len(names),),
+                                                                        (len(names), 1)):
+        raw = tuple(raw.reshape(len(names)))
     values = raw if len(names) > 1 else (raw,)
     if not isinstance(values, tuple | list) or len(values) != len(names):
         raise TypeError(f"expected {len(names)} value(s) ({', '.join(names)}), got {raw!r}")
     out = []
     for v in values:
+        v = _scalar(v)
         if isinstance(v, bool) or not isinstance(v, int | float | Fraction):
             try:
-                v = float(v)  # numpy scalars, Decimals, sympy numbers
+                v = float(v)  # Decimals, sympy numbers
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"not a number: {v!r}") from exc
         if isinstance(v, float) and not math.isfinite(v):
@@ -165,12 +265,61 @@ def exact_outputs(raw: Any, names: tuple[str, ...]) -> tuple[Fraction, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class Call:
+    """How to call the user's function: canonical argument name → the function's own name
+    (`mapping`), and whether it takes numpy arrays (`vectorised`: every scalar argument as a
+    length-1 array, a tuple argument as a 1-d array)."""
+
+    fn: Callable[..., Any]
+    mapping: Mapping[str, str] = field(default_factory=dict)
+    vectorised: bool = False
+
+    def kwargs(self, args: Params) -> dict[str, Any]:
+        out = {}
+        for k, v in args.items():
+            if self.vectorised:
+                v = np.asarray(v, dtype=float) if isinstance(v, tuple) else np.asarray([v])
+            out[self.mapping.get(k, k)] = v
+        return out
+
+    def __call__(self, args: Params) -> Any:
+        return self.fn(**self.kwargs(args))
+
+
+def check_signature(fn: Callable[..., Any], arguments: tuple[str, ...],
+                    mapping: Mapping[str, str], what: str = "") -> None:
+    """Refuse, as a usage error, a mapping naming an unknown argument or a function whose
+    signature cannot take the (mapped) arguments. Functions without an inspectable signature
+    (builtins, ufuncs) are called as they are."""
+    unknown = sorted(set(mapping) - set(arguments))
+    if unknown:
+        raise UsageError(f"--map names {', '.join(unknown)}, not arguments of {what or 'the target'}"
+                         f" ({', '.join(arguments)})")
+    names = [mapping.get(a, a) for a in arguments]
+    if len(set(names)) != len(names):
+        raise UsageError(f"--map sends two arguments to the same name: {', '.join(names)}")
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(**dict.fromkeys(names))
+    except TypeError as exc:
+        have = ", ".join(sig.parameters)
+        hint = ("; rename with --map " + ",".join(f"{a}=NAME" for a in arguments
+                                                   if mapping.get(a, a) not in sig.parameters))
+        raise UsageError(f"signature mismatch: the function takes ({have}) but is called with "
+                         f"({', '.join(names)}): {exc}{hint}") from None
+
+
 def _search(
-    adapter: Adapter, fn: Callable[..., Any], domain: Callable[[st.DataObject, Mapping[str, Any]], Params],
+    adapter: Adapter, call: Call, domain: Callable[[st.DataObject, Mapping[str, Any]], Params],
     judge: Callable[[Params, tuple[Fraction, ...], Tolerance], Mismatch | None],
     overrides: Mapping[str, Any], tol: Tolerance, max_examples: int,
-) -> tuple[Mismatch | None, int]:
+) -> tuple[Mismatch | None, int, list[Params]]:
     count = [0]
+    tried: list[Params] = []
 
     @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
               report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
@@ -179,39 +328,100 @@ def _search(
     def prop(data: st.DataObject) -> None:
         args = domain(data, overrides)
         count[0] += 1
+        tried.append(args)
         try:
-            raw = fn(**args)
+            raw = call(args)
             values = exact_outputs(raw, adapter.outputs)
         except Exception as exc:  # noqa: BLE001 — any failure of the user's code is a finding
             raise _Found(Mismatch("error", args, f"{type(exc).__name__}: {exc}", "a number")) from None
         found = judge(args, values, tol)
         if found is not None:
-            raise _Found(Mismatch(found.kind, found.params, repr(raw), found.expected, found.note))
+            raise _Found(_with_values(found, raw, values))
 
     try:
         prop()
     except _Found as exc:
-        return exc.mismatch, count[0]
-    return None, count[0]
+        return exc.mismatch, count[0], tried
+    except Unsatisfiable:
+        raise UsageError("the parameter restrictions leave no input in the claim's domain "
+                         f"({adapter.signature})") from None
+    return None, count[0], tried
+
+
+def _with_values(found: Mismatch, raw: Any, values: tuple[Fraction, ...]) -> Mismatch:
+    return Mismatch(found.kind, found.params, repr(raw), found.expected, found.note,
+                    found.output, tuple(float(v) for v in values), found.bound, found.floor,
+                    found.problem, found.what)
+
+
+def _batch(adapter: Adapter, call: Call, tried: list[Params],
+           judge: Callable[[Params, tuple[Fraction, ...], Tolerance], Mismatch | None],
+           tol: Tolerance) -> Mismatch | None:
+    """A vectorised function called once on every input tried (scalar arguments stacked into
+    arrays): each element is judged like a single call, so a function that is right on
+    length-1 arrays but mixes elements (a reduction, a broadcast slip) is caught."""
+    rows = [a for a in tried if not any(isinstance(v, tuple) for v in a.values())]
+    if len(rows) < 2 or any(set(r) != set(rows[0]) for r in rows):
+        return None
+    kwargs = {call.mapping.get(k, k): np.asarray([r[k] for r in rows]) for k in rows[0]}
+    note = f"in one vectorised call on {len(rows)} inputs"
+    try:
+        raw = call.fn(**kwargs)
+        cols = [np.asarray(c, dtype=float).reshape(-1) for c in
+                (raw if len(adapter.outputs) > 1 else (raw,))]
+        if len(cols) != len(adapter.outputs) or any(c.size != len(rows) for c in cols):
+            raise TypeError(f"expected {len(adapter.outputs)} array(s) of length {len(rows)}")
+    except Exception as exc:  # noqa: BLE001 — a failure of the user's code is a finding
+        return Mismatch("error", rows[0], f"{type(exc).__name__}: {exc}", "arrays", note)
+    for i, r in enumerate(rows):
+        values = tuple(Fraction(float(c[i])) for c in cols)
+        found = judge(r, values, tol)
+        if found is not None:
+            m = _with_values(found, tuple(float(c[i]) for c in cols), values)
+            return Mismatch(m.kind, m.params, m.user, m.expected,
+                            f"{m.note}; {note}" if m.note else note, m.output, m.values,
+                            m.bound, m.floor, m.problem, m.what)
+    return None
 
 
 def run(
     adapter: Adapter, fn: Callable[..., Any], overrides: Mapping[str, Any] | None = None,
     tol: Tolerance = Tolerance(), max_examples: int = 200, sound_examples: int = 60,
+    mapping: Mapping[str, str] | None = None, vectorised: bool = False,
+    sound_only: bool = False, name: str | None = None,
 ) -> RegressReport:
-    """Search both properties and report (see the module docstring)."""
+    """Search both properties and report (see the module docstring). `sound_only` skips the
+    comparison with the printed formula: a looser but sound bound passes."""
     start = time.monotonic()
     over = dict(overrides or {})
-    disagreement, n1 = _search(adapter, fn, adapter.domain, adapter.paper, over, tol, max_examples)
-    unsound, n2 = None, 0
+    mapping = dict(mapping or {})
+    unknown = sorted(set(over) - set(adapter.arguments))
+    if unknown:
+        raise UsageError(f"unknown parameter(s) {', '.join(unknown)} for {adapter.claim}; "
+                         f"its arguments are {', '.join(adapter.arguments)}")
+    check_signature(fn, adapter.arguments, mapping, adapter.claim)
     checked = adapter.sound_domain is not None and adapter.sound is not None
+    if sound_only and not checked:
+        raise UsageError(f"{adapter.claim} has no computable worst case: --sound-only would "
+                         "check nothing")
+    call = Call(fn, mapping, vectorised)
+    disagreement, n1 = None, 0
+    if not sound_only:
+        disagreement, n1, tried = _search(adapter, call, adapter.domain, adapter.paper, over,
+                                          tol, max_examples)
+        if disagreement is None and vectorised:
+            disagreement = _batch(adapter, call, tried, adapter.paper, tol)
+    unsound, n2 = None, 0
     if checked:
         assert adapter.sound_domain is not None and adapter.sound is not None
-        unsound, n2 = _search(adapter, fn, adapter.sound_domain, adapter.sound, over, tol,
-                              sound_examples)
-    name = getattr(fn, "__qualname__", repr(fn))
-    return RegressReport(adapter.claim, name, adapter.signature, n1, n2, disagreement, unsound,
-                         checked, tol, time.monotonic() - start)
+        unsound, n2, tried = _search(adapter, call, adapter.sound_domain, adapter.sound, over,
+                                     tol, sound_examples)
+        if unsound is None and vectorised:
+            unsound = _batch(adapter, call, tried, adapter.sound, tol)
+    label = name or getattr(fn, "__qualname__", repr(fn))
+    return RegressReport(adapter.claim, label, adapter.signature, n1, n2, disagreement, unsound,
+                         checked, tol, time.monotonic() - start, not sound_only, mapping,
+                         adapter.outputs)
 
 
 def draw(data: st.DataObject, name: str, default: st.SearchStrategy[Any],
