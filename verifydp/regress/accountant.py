@@ -129,8 +129,9 @@ def _judge(design: str, call: Call, names: Sequence[str], p: Point,
     problem = {"problem": "accountant", "pair": _pair_json(design, p), "steps": p.steps,
                "delta": str(Fraction(p.delta)),
                "arguments": {k: v for k, v in args.items() if k in ("steps", "delta")}}
+    short = float((truth.lo - value) / truth.lo)
     return Mismatch("unsound", args, repr(raw), f"ε ∈ {truth}",
-                    "below the certified lower bound of the composed ε(δ)", "ε",
+                    f"{what}: yours is {100 * short:.1f}% below its certified lower bound", "ε",
                     (float(value),), None, truth.lo, problem, what)
 
 

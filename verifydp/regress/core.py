@@ -111,7 +111,7 @@ class Mismatch:
     def describe(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         head = {"paper": "differs from the printed formula",
-                "unsound": "UNSOUND: below the exact worst case",
+                "unsound": "UNSOUND: below a certified lower bound of the truth",
                 "error": "raised an exception"}[self.kind]
         tail = f" ({self.note})" if self.note else ""
         return f"{head} at ({args}): yours {self.user}, expected {self.expected}{tail}"
@@ -207,7 +207,9 @@ class RegressReport:
 
     def summary(self) -> str:
         lines = [f"{self.function} vs {self.claim} — {self.signature}"]
-        if not self.paper_checked:
+        if self.claim.startswith("accountant:"):
+            lines.append("  an accountant: checked against the certified composition only")
+        elif not self.paper_checked:
             lines.append("  agreement with the printed formula not checked (sound only)")
         elif self.disagreement is None:
             lines.append(f"  agrees with the printed formula on all {self.examples} inputs tried")
