@@ -20,7 +20,7 @@ def fast() -> Budget:
 def test_printed_verdicts(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert bg.check_prop61(Budget()).verdict is Verdict.HOLDS
     assert bg.check_pps(Budget()).verdict is Verdict.HOLDS
-    assert bg.check_pps_cluster(Budget()).verdict is Verdict.HOLDS
+    assert bg.check_pps_cluster(Budget()).verdict is Verdict.INCONCLUSIVE
     assert bg.check_systematic(Budget()).verdict is Verdict.HOLDS
     assert bg.check_thm53(Budget()).verdict is Verdict.PROVED
     event = bg.check_thm53_event(Budget())
@@ -65,7 +65,41 @@ def test_section6_mutants_are_caught() -> None:
         is Verdict.REFUTED
     assert bg.check_pps(fast(), weak_bound=lambda a, t: t * t * a).verdict is Verdict.REFUTED
     assert bg.check_pps(fast(), strong_bound=lambda a, t: t ** 2 * a).verdict is Verdict.REFUTED
-    assert bg.check_pps_cluster(fast(), min_large=1).verdict is Verdict.REFUTED  # small clusters
+    assert bg.check_pps_cluster(fast(), claimed_large=1).verdict is Verdict.REFUTED
     assert bg.check_systematic(fast(), lambda n, k: n // k + 1).verdict is Verdict.REFUTED
     assert bg.check_systematic(fast(), lambda n, k: max(n // k - 1, 0)).verdict \
         is Verdict.REFUTED
+
+
+def test_thm53_as_printed_is_computed_and_can_fail() -> None:
+    """Issue 14: Theorem 5.3 (∃E) was 'proved' by a fixed note. Now sympy checks that E = Ω
+    reduces the bound to 1, and every exact instance exhibits an event; a ∀E mutant and a
+    bound that does not vanish at ε'' = 0 are refuted by the same computation."""
+    res = bg.check_thm53(Budget())
+    assert res.verdict is Verdict.PROVED
+    assert len(res.statements[1].instances) > 100
+    assert bg.check_thm53(fast(), every_event=True).verdict is Verdict.REFUTED
+    ell, k, ep, epp = sympy.symbols("ell k exp_ep exp_epp")
+    no_minus_one = 1 + epp * (ell / k) / (ell / k + (1 / ep) * (1 - ell / k))
+    mutant = bg.check_thm53(fast(), no_minus_one)
+    assert mutant.verdict is Verdict.REFUTED
+    assert mutant.statements[0].verdict is Verdict.INCONCLUSIVE  # E = Ω no longer witnesses
+
+
+def test_pps_cluster_threshold_is_derived_and_the_readings_are_listed() -> None:
+    """Issue 14: no fitted `LARGE`. The size from which ε' ≥ ε is derived per t (and grows as
+    t → 1); 'pushing towards no amplification' is inconclusive because the monotone reading
+    R1 fails (for t ≥ 2 the worst case falls towards e^ε from above) while R2 holds."""
+    res = bg.check_pps_cluster(Budget())
+    large, push = res.statements
+    assert large.verdict is Verdict.HOLDS
+    star = {i.params["t"]: i.params["derived s*"] for i in large.instances}
+    assert star == {"5": "1", "2": "1", "11/10": "6", "21/20": "8"}
+    assert push.verdict is Verdict.INCONCLUSIVE
+    assert "R1 (ε' nondecreasing in s): refuted" in push.note and "reached and kept): holds" \
+        in push.note
+    # R1 judged as a formal statement can fail; so can a fixed threshold asserted too low
+    assert bg.check_pps_cluster(fast(), increasing=True).verdict is Verdict.REFUTED
+    assert bg.check_pps_cluster(fast(), claimed_large=4).verdict is Verdict.REFUTED
+    assert bg.check_pps_cluster(Budget(), claimed_large=8).statements[0].verdict \
+        is Verdict.HOLDS

@@ -8,6 +8,7 @@ is in a sample holding s of them with probability s/c.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 
@@ -36,9 +37,13 @@ from verifydp.designs import (
     SystematicFixed,
     SystematicRandomOrder,
 )
+from verifydp.epsilon import EpsSpec
 from verifydp.exact.dist import FiniteDist
 from verifydp.population import CountVector, Population, PopulationPair, RecordType, Relation
+from verifydp.witness import Witness
 from verifydp.worstcase import MechanismClass, worst_case_ratio
+from verifydp.worstcase.certify import two_sided_ok
+from verifydp.worstcase.engine import AcceptanceWitness, region_for
 
 PAPER = "bun"
 Accept = Callable[[CountVector], Fraction]  # a binary mechanism: Pr[output 1 | sample]
@@ -213,57 +218,93 @@ def cluster_pps_pair(big: int) -> tuple[PopulationPair, tuple[tuple[int, ...], .
     return pair, (tuple(sorted(u.index(tp) for tp in types[1:])),)
 
 
-LARGE = 6  # "large": the paper gives no number; at ε ≈ 0.1 the engine finds the switch at 5-6
+PPS_SIZES = (1, 2, 3, 4, 6, 8, 12, 16)
+PPS_T = (Fraction(5), Fraction(2), Fraction(11, 10), Fraction(21, 20))
 
 
-def check_pps_cluster(budget: Budget, min_large: int = LARGE) -> ClaimResult:
-    """"If the clusters are large … no privacy amplification is achieved", and a single large
-    cluster pushes towards no amplification. Criteria, stated: (i) with a cluster of size
-    ≥ LARGE the certified lower bound of the exact worst case is ≥ e^ε (ε' ≥ ε); (ii) at small ε
-    the exact ε'/ε increases with the size of the large cluster (certified intervals ordered)."""
-    large, trend = [], []
+def check_pps_cluster(budget: Budget, claimed_large: int | None = None,
+                      increasing: bool | None = None) -> ClaimResult:
+    """§6.2: "if the clusters are large … no privacy amplification is achieved", and "the
+    existence of a single large cluster … further pushing us towards the no amplification
+    regime". Population (s, 1, 1, 1), x added to the large cluster, PPS choice of one
+    cluster, exact worst case over every ε-deletion-DP M, s ∈ PPS_SIZES, t ∈ PPS_T.
+
+    The paper gives no number for "large", so none is fitted (issue 14: `LARGE = 6` was set
+    where the engine found the switch): (i) for each t the engine *derives* the size s*(t) from
+    which every larger size on the grid has certified ε' ≥ ε, and the sentence holds when such
+    a size exists (the derived s* are reported). (ii) "pushing towards the no amplification
+    regime" is judged under both readings: R1 ε' nondecreasing in s; R2 the regime ε' ≥ ε is
+    reached and kept. It holds only if both hold, else it is inconclusive with the readings.
+    Mutants: `claimed_large` asserts ε' ≥ ε from that size on; `increasing=False` asserts ε'
+    decreasing in s (R1 reversed)."""
+    rows: dict[Fraction, list[tuple[int, Fraction | None, Fraction | None]]] = {}
     lp_sizes: list[int] = []
-    prev: tuple[int, Fraction | None] | None = None
-    for big in (1, 2, 3, 4, 6, 8):
-        pair, classes = cluster_pps_pair(big)
-        u = pair.universe
-        d = ClusterPPS(1)
-        law_p, law_q = d.sample_law(pair.p, u), d.sample_law(pair.q, u)
-        for t in (Fraction(2), Fraction(11, 10)):
+    for t in PPS_T:
+        for big in PPS_SIZES:
             if budget.spent():
                 break
+            pair, classes = cluster_pps_pair(big)
+            u = pair.universe
+            law_p, law_q = ClusterPPS(1).sample_law(pair.p, u), ClusterPPS(1).sample_law(pair.q, u)
             wc = worst_case_ratio(law_p, law_q, MechanismClass.pure(Relation.ADD_REMOVE, t),
                                   classes=classes)
             lp_sizes.append(wc.lp_points)
-            low, up = wc.worst.lower, wc.upper
-            params = {"cluster sizes": f"({big}, 1, 1, 1)", "x added to": "the largest",
-                      "t": str(t)}
-            actual = f"exact worst case ∈ [{fmt(low)}, {fmt(up)}] (ε'/ε ≈ {_log_ratio(low, t):.3f})"
-            if big >= min_large:
-                ok = low is None or low >= t
-                large.append(InstanceResult(params, Verdict.HOLDS if ok else Verdict.REFUTED,
-                                            f"e^ε' ≥ e^ε = {fmt(t)}", actual))
-            if t == Fraction(11, 10):
-                if prev is not None:
-                    ok = prev[1] is not None and (low is None or low >= prev[1])
-                    trend.append(InstanceResult(
-                        {**params, "compared with size": prev[0]},
-                        Verdict.HOLDS if ok else Verdict.INCONCLUSIVE,
-                        "ε' grows with the large cluster", actual))
-                prev = (big, up)
-    st = (
-        _statement(f"with a large cluster (size ≥ {min_large}) there is no amplification (ε' ≥ ε)",
-                   large),
-        _statement("a single large cluster pushes towards no amplification (ε' increasing)",
-                   trend),
-    )
+            rows.setdefault(t, []).append((big, wc.worst.lower, wc.upper))
+    large, reg, mono = [], [], []
+    for t, row in rows.items():
+        reached = [low is None or low >= t for _, low, _ in row]
+        # s*: the first size from which every larger size on the grid is certified ε' ≥ ε
+        star = next((row[i][0] for i in range(len(row)) if all(reached[i:])), None)
+        vals = ", ".join(f"{s}: [{fmt(lo)}, {fmt(up)}]" for s, lo, up in row)
+        params = {"t": str(t), "cluster sizes": "(s, 1, 1, 1), x added to the large one",
+                  "s": str(PPS_SIZES)}
+        if claimed_large is not None:  # a mutant: a fixed threshold asserted
+            bad = [s for (s, _, _), ok in zip(row, reached) if s >= claimed_large and not ok]
+            large.append(InstanceResult(
+                {**params, "claimed from": claimed_large},
+                Verdict.REFUTED if bad else Verdict.HOLDS,
+                f"ε' ≥ ε for s ≥ {claimed_large}", f"exact worst case e^ε' by s: {vals}"))
+        else:
+            large.append(InstanceResult(
+                {**params, "derived s*": str(star)},
+                Verdict.HOLDS if star is not None else Verdict.INCONCLUSIVE,
+                "some size s* from which ε' ≥ ε (s* derived, not fitted)",
+                f"s* = {star}; exact worst case e^ε' by s: {vals}",
+                note="" if star is not None else "no such size on the grid: 'large' may be "
+                "larger than the grid's 16"))
+        reg.append(InstanceResult(params, Verdict.HOLDS if star is not None else
+                                  Verdict.INCONCLUSIVE, "R2: the regime ε' ≥ ε is reached and "
+                                  "kept", f"s* = {star}"))
+        sign = True if increasing is None else increasing
+        pairs = list(zip(row, row[1:]))
+        # certified: a step is up when lower(next) ≥ upper(prev), down when upper(next) <
+        # lower(prev); overlapping brackets decide nothing
+        up = [b[1] is None or (a[2] is not None and b[1] >= a[2]) for a, b in pairs]
+        down = [a[1] is None or (b[2] is not None and b[2] < a[1]) for a, b in pairs]
+        fails = down if sign else up
+        oks = up if sign else down
+        verdict = (Verdict.REFUTED if any(fails) else
+                   Verdict.HOLDS if all(oks) else Verdict.INCONCLUSIVE)
+        mono.append(InstanceResult(
+            params, verdict, f"R1: ε' {'nondecreasing' if sign else 'nonincreasing'} in s",
+            f"exact worst case e^ε' by s: {vals}"))
+    s_large = _statement("with large clusters there is no amplification (ε' ≥ ε from a derived "
+                         "size s*(t) on)", large)
+    r1 = _statement("R1: ε' nondecreasing in the large cluster's size", mono)
+    r2 = _statement("R2: the no-amplification regime ε' ≥ ε is reached and kept", reg)
+    if increasing is not None:  # a mutant of R1: judged as a formal statement
+        return ClaimResult("bun/sec6.2:pps-cluster", combine([s_large, r1]), (s_large, r1),
+                           None, 0.0, tuple(lp_sizes))
+    both = {r1.verdict, r2.verdict}
+    v = Verdict.HOLDS if both == {Verdict.HOLDS} else Verdict.INCONCLUSIVE
+    push = Statement(
+        "a single large cluster pushes towards the no-amplification regime (qualitative: "
+        "every reading must hold)", v, (*r1.instances, *r2.instances),
+        note=f"R1 (ε' nondecreasing in s): {r1.verdict.value}"
+             f"{' — ' + r1.note if r1.note else ''}; R2 (ε' ≥ ε reached and kept): "
+             f"{r2.verdict.value}")
+    st = (s_large, push)
     return ClaimResult("bun/sec6.2:pps-cluster", combine(st), st, None, 0.0, tuple(lp_sizes))
-
-
-def _log_ratio(x: Fraction | None, t: Fraction) -> float:
-    import math
-
-    return math.inf if x is None else math.log(x) / math.log(t)
 
 
 # ---------------------------------------------------------------- §6.3 systematic sampling
@@ -390,16 +431,164 @@ def thm53_params(
     return {"exp_ep": a_in / b_out, "exp_epp": a_in / a_in_q, "ell_over_k": pc}
 
 
-def check_thm53(budget: Budget) -> ClaimResult:
-    """As printed the event E is existentially quantified, and E = the whole output space makes
-    ε'' = 0 and the bound log 1 = 0: the statement holds for every instance, vacuously."""
-    s = Statement(
-        "there exists an event E such that … ε̃ ≥ log(1 + (e^{ε''} − 1)(ℓ/k)/(ℓ/k + e^{−ε'}(1 − ℓ/k)))",
-        Verdict.PROVED,
-        note="vacuous as printed: E = the whole output space gives ε'' = 0 ∈ [0, ε] and the "
-             "bound log(1) = 0 ≤ ε̃; the proof's event {H = 0} is checked in bun/thm5.3:event",
-    )
-    return ClaimResult("bun/thm5.3", s.verdict, (s,))
+def _thm53_layouts() -> Iterator[tuple[str, PopulationPair, int, int]]:
+    """(name, pair, ℓ, k): P = C_1 ⊔ … ⊔ C_k, P' with C'_1 = C_1 ∪ {x} (cluster "c0")."""
+    u, v, w, x = (RecordType("u", cluster="c0"), RecordType("v", cluster="c1"),
+                  RecordType("w", cluster="c2"), RecordType("x", cluster="c0"))
+    two = PopulationPair(Population.of({u: 1, v: 1}), Population.of({u: 1, v: 1, x: 1}),
+                         Relation.ADD_REMOVE)
+    three = PopulationPair(Population.of({u: 1, v: 1, w: 1}),
+                           Population.of({u: 1, v: 1, w: 1, x: 1}), Relation.ADD_REMOVE)
+    big = PopulationPair(Population.of({u: 2, v: 1}), Population.of({u: 2, v: 1, x: 1}),
+                         Relation.ADD_REMOVE)
+    yield "k = 2 singletons", two, 1, 2
+    yield "k = 3 singletons", three, 1, 3
+    yield "k = 3 singletons", three, 2, 3
+    yield "k = 2, |C_1| = 2", big, 1, 2
+
+
+def _cond(law: FiniteDist[CountVector], idx: Sequence[int], g: Accept,
+          chosen: bool) -> Fraction | None:
+    """Pr[M(C(P)) ∈ E | C_i ∈ C(P)] (or ∉), g(s) = Pr[M(s) ∈ E]; None if the condition has
+    probability 0."""
+    part = [(s, pr) for s, pr in law if all(s[j] for j in idx) == chosen]
+    mass = sum((pr for _, pr in part), Fraction(0))
+    return sum((pr * g(s) for s, pr in part), Fraction(0)) / mass if mass else None
+
+
+THM53_GRID = tuple(Fraction(j, 4) for j in range(5))
+
+
+def _bound_fn(expr: sympy.Expr) -> Callable[..., Fraction]:
+    """The printed e^{ε̃} bound as an exact function of (ℓ, k, e^{ε''}, z = e^{−ε'}); z = 0 is
+    ε' = ∞. Python arithmetic on Fractions keeps it exact (a float result is refused)."""
+    ell_, k_, ep, epp, z_ = sympy.symbols("ell k exp_ep exp_epp z")
+    fn = sympy.lambdify((ell_, k_, epp, z_), expr.subs(ep, 1 / z_), modules=[{}])
+
+    def exact(*args: Fraction) -> Fraction:
+        out = fn(*args)
+        if not isinstance(out, (Fraction, int)):
+            raise ValueError(f"the bound is not rational here: {out!r}")
+        return Fraction(out)
+
+    return exact
+
+
+def _chains(length: int, t: Fraction) -> Iterator[tuple[Fraction, ...]]:
+    """Acceptance values p_0, …, p_{L−1} on the grid with every consecutive pair ε-DP (both
+    outputs, both directions): p ∘ g is ε-deletion-DP for any statistic g of sensitivity 1."""
+    def ok(a: Fraction, b: Fraction) -> bool:
+        return a <= t * b and b <= t * a and 1 - a <= t * (1 - b) and 1 - b <= t * (1 - a)
+    for vals in itertools.product(THM53_GRID, repeat=length):
+        if all(ok(vals[i], vals[i + 1]) for i in range(length - 1)):
+            yield vals
+
+
+def thm53_mechanisms(pair: PopulationPair, design: Design,
+                     t: Fraction) -> Iterator[dict[CountVector, Fraction]]:
+    """ε-deletion-DP binary mechanisms f(s) = p[w·s], w ∈ {−1, 0, 1}^types (sensitivity 1
+    under add/remove, so ε-DP on every dataset), p an ε-DP chain on the grid; listed once per
+    distinct table on the samples' support (all the theorem's quantities read)."""
+    u = pair.universe
+    support = sorted(set(design.sample_law(pair.p, u).support())
+                     | set(design.sample_law(pair.q, u).support()))
+    seen: set[tuple[Fraction, ...]] = set()
+    for w in itertools.product((-1, 0, 1), repeat=len(u)):
+        stats = [sum(a * b for a, b in zip(w, s)) for s in support]
+        lo, hi = min(stats), max(stats)
+        for chain in _chains(hi - lo + 1, t):
+            table = tuple(chain[g - lo] for g in stats)
+            if table not in seen:
+                seen.add(table)
+                yield dict(zip(support, table))
+
+
+def thm53_instance(bound_fn: Callable[..., Fraction], pair: PopulationPair, ell: int, k: int,
+                   t: Fraction, f: dict[CountVector, Fraction],
+                   every_event: bool) -> InstanceResult | None:
+    """One ε-DP binary mechanism f (Pr[output 1 | sample]) and one layout, judged exactly:
+    for each test H ∈ {identity, negation, constant} with the largest ε' its hypothesis
+    allows (the bound grows with ε'), the conclusion must hold for some event E ⊆ {0, 1}
+    (every E when `every_event`, a mutant). None: no H gives a finite ε'."""
+    u = pair.universe
+    design = ClusterSRS(ell)
+    law_p, law_q = design.sample_law(pair.p, u), design.sample_law(pair.q, u)
+    idx = [j for j, rt in enumerate(u) if rt.cluster == "c0" and pair.p.count(rt)]
+    actual = binary_loss(pr_accept(law_p, f.__getitem__), pr_accept(law_q, f.__getitem__))
+    events: dict[str, Accept] = {"{1}": f.__getitem__, "{0}": lambda s: 1 - f[s],
+                                 "Ω": lambda s: Fraction(1)}
+    tests: dict[str, Accept] = {"H = output": lambda s: 1 - f[s],  # H = 0 ⟺ output 0
+                                "H = 1 − output": f.__getitem__, "H ≡ 0": lambda s: Fraction(1)}
+    worst: tuple[bool, str] | None = None
+    for hname, h0 in tests.items():
+        a_in, b_out = _cond(law_p, idx, h0, True), _cond(law_p, idx, h0, False)
+        if a_in is None or b_out is None or a_in == 0:
+            continue  # ε' = −∞ (or the condition is impossible): the bound is trivial
+        outcomes = []
+        for ename, g in events.items():
+            num, den = _cond(law_p, idx, g, True), _cond(law_q, idx, g, True)
+            if not num or not den or not (1 <= num / den <= t):
+                outcomes.append((True, f"{hname}, E = {ename}: ε'' ∉ [0, ε] (vacuous)"))
+                continue
+            b = bound_fn(Fraction(ell), Fraction(k), num / den, b_out / a_in)
+            ok = actual is None or actual >= b
+            outcomes.append((ok, f"{hname}, E = {ename}: e^ε'' = {fmt(num / den)}, "
+                             f"e^ε' = {fmt(a_in / b_out) if b_out else '∞'}, "
+                             f"e^ε̃ = {fmt(actual)} vs bound {fmt(b)}"))
+        good = [o for o in outcomes if o[0]]
+        if not (len(good) == len(outcomes) if every_event else good):
+            worst = (False, next(o for o in outcomes if not o[0])[1])
+            break
+        worst = worst or (True, good[0][1])
+    if worst is None:
+        return None
+    params = {"t": str(t), "ell": ell, "k": k,
+              "table": {str(s): str(v) for s, v in sorted(f.items())}}
+    quant = "every E" if every_event else "some E"
+    if worst[0]:
+        return InstanceResult(params, Verdict.PROVED, f"{quant} meets the conclusion",
+                              f"exhibited exactly: {worst[1]}")
+    return InstanceResult(params, Verdict.REFUTED, f"{quant} meets the conclusion",
+                          f"violated: {worst[1]}")
+
+
+def check_thm53(budget: Budget, expr: sympy.Expr | None = None, every_event: bool = False,
+                claim: str = "bun/thm5.3") -> ClaimResult:
+    """Theorem 5.3 as printed: ∃ an event E such that, for every P' differing in C_i, if
+    ε'' ∈ [0, ε] and M_C(P), M_C(P') are ε̃-indistinguishable, then ε̃ ≥ the bound.
+
+    Two computations that can fail (issue 14: the verdict was a fixed note). (1) sympy: at
+    E = Ω, e^{ε''} = 1 and the printed bound must reduce to 1 identically in ℓ/k and ε' —
+    then E = Ω witnesses the ∃ for every M, ℓ, k (the statement is vacuous as printed; the
+    proof's event {H = 0} is judged in bun/thm5.3:event). (2) Exact instances: ε-DP binary
+    mechanisms (`thm53_mechanisms`) on four cluster layouts, t ∈ {2, 5}, three tests H, each
+    event E ⊆ {0, 1} judged exactly. `every_event` (∀E instead of ∃E) is a mutant."""
+    expr = thm53_expr() if expr is None else expr
+    epp = sympy.Symbol("exp_epp")
+    at_omega = sympy.simplify(expr.subs(epp, 1) - 1)
+    s1 = Statement(
+        "E = Ω: e^{ε''} = 1 and the printed bound reduces to 1 for every ℓ/k and ε'",
+        Verdict.PROVED if at_omega == 0 else Verdict.INCONCLUSIVE,
+        note=("sympy: bound(e^{ε''} = 1) − 1 = 0 identically, so E = Ω witnesses the ∃ for "
+              "every M, ℓ, k, ε' (vacuous as printed; the proof's event {H = 0} is refuted in "
+              "bun/thm5.3:event)") if at_omega == 0 else
+             f"sympy: bound(e^{{ε''}} = 1) − 1 = {at_omega} ≠ 0: E = Ω does not witness it")
+    bound_fn = _bound_fn(expr)
+    results: list[InstanceResult] = []
+    for _name, pair, ell, k in _thm53_layouts():
+        for t in (Fraction(2), Fraction(5)):
+            for f in thm53_mechanisms(pair, ClusterSRS(ell), t):
+                if budget.spent() or (budget.fail_fast and results
+                                      and results[-1].verdict is Verdict.REFUTED):
+                    break
+                res = thm53_instance(bound_fn, pair, ell, k, t, f, every_event)
+                if res is not None:
+                    results.append(res)
+    s2 = _statement(
+        f"exact instances: {'every' if every_event else 'some'} event E ⊆ {{0, 1}} meets the "
+        "conclusion (ε-DP binary mechanisms on 4 cluster layouts, t ∈ {2, 5}, 3 tests H)",
+        results)
+    return ClaimResult(claim, combine([s1, s2]), (s1, s2))
 
 
 def check_thm53_event(budget: Budget, expr: sympy.Expr | None = None,
@@ -407,13 +596,6 @@ def check_thm53_event(budget: Budget, expr: sympy.Expr | None = None,
     """Theorem 5.3 with the event of its proof, E = {H(M_C(P)) = 0}, H the identity on a binary
     ε-deletion-DP M: exhaustive search over acceptance tables with values in {0, 1/8, …, 1} on
     the LP region of k = 2 singleton clusters, C'_1 = C_1 ∪ {x}, ℓ = 1, t = 2."""
-    import itertools
-
-    from verifydp.epsilon import EpsSpec
-    from verifydp.witness import Witness
-    from verifydp.worstcase.certify import two_sided_ok
-    from verifydp.worstcase.engine import AcceptanceWitness, region_for
-
     expr = thm53_expr() if expr is None else expr
     t = Fraction(2)
     cu, cv, xx = (RecordType("u", cluster="c0"), RecordType("v", cluster="c1"),

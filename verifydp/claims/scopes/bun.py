@@ -199,14 +199,16 @@ SCOPES: dict[str, Scope] = {
     ),
     "bun/sec6.2:pps-cluster": Scope(
         "bun/sec6.2:pps-cluster",
-        q("ε-DP M", "LP over every ε-DP M", "exhaustive"),
-        q("x added to a cluster", "x added to the largest cluster only", "grid"),
-        q("large clusters", "cluster sizes (s, 1, 1, 1), s ∈ {2, 3, 4, 6, 8}", "grid"),
-        q("PPS cluster sampling", "one design", "grid"),
-        (eps_grid("ε > 0", "t ∈ {11/10, 2}"),),
-        (Narrowing("the cluster sizes and the 'large' threshold are fixed in the checker",
-                   "if the clusters are large then secrecy of the sample is broken",
-                   FITTED, "being widened", "other engineer (bun/general.py)"),),
+        q("ε-DP M", "LP over every ε-deletion-DP M", "exhaustive"),
+        q("x added to a cluster", "x added to the large cluster", "grid"),
+        q("large clusters / a single large cluster", "cluster sizes (s, 1, 1, 1), "
+          "s ∈ {1, 2, 3, 4, 6, 8, 12, 16}; the size s*(t) from which ε' ≥ ε is derived, not "
+          "fitted", "grid"),
+        q("PPS cluster sampling", "one cluster drawn with probability ∝ size", "grid"),
+        (eps_grid("ε > 0", "t ∈ {21/20, 11/10, 2, 5}"),
+         q("'pushing towards the no amplification regime' (qualitative)",
+           "R1 ε' nondecreasing in s, R2 ε' ≥ ε reached and kept; inconclusive unless both "
+           "hold", "grid")),
     ),
     "bun/sec6.3:systematic": Scope(
         "bun/sec6.3:systematic",
@@ -219,14 +221,16 @@ SCOPES: dict[str, Scope] = {
     ),
     "bun/thm5.3": Scope(
         "bun/thm5.3",
-        q("ε-DP M with a test H", "the statement is vacuous (∃E: E = Ω)", "proof"),
-        q("P' differing from P in C_i", "—", "proof", "vacuous for every pair"),
-        none(), none(),
-        (formula("ε > 0, ℓ ∈ [0, k]", "vacuity argument for every value"),),
-        (Narrowing("the vacuity verdict is a fixed argument, the proof's event is checked in "
-                   "thm5.3:event on one table",
-                   "Then there exists an event", FITTED, "being widened",
-                   "other engineer (bun/general.py)"),),
+        q("ε-DP M with a test H; ∃ an event E", "sympy: E = Ω reduces the bound to 1 for every "
+          "ℓ/k, ε' (vacuous as printed); exact instances: ε-DP binary mechanisms p(w·s) on the "
+          "grid {0, 1/4, …, 1}, tests H ∈ {id, 1 − id, 0}, every E ⊆ {0, 1}", "proof"),
+        q("P' differing from P in C_i", "C'_i = C_i ∪ {x} (instances); any P' (the proof)",
+          "proof"),
+        q("every cluster layout", "k = 2, 3 singletons and k = 2 with |C_1| = 2 (instances)",
+          "proof", "E = Ω works for every layout"),
+        q("ℓ of k clusters", "ℓ/k ∈ {1/2, 1/3, 2/3} (instances); every ℓ/k (the proof)",
+          "proof"),
+        (formula("ε > 0, ℓ ∈ [0, k]", "sympy identity at e^{ε''} = 1; instances t ∈ {2, 5}"),),
     ),
     "bun/thm5.3:event": Scope(
         "bun/thm5.3:event",
