@@ -21,6 +21,22 @@ def half_eps(eps, m, n):  # e^{eps/2} in place of e^eps: unsound
     return math.log1p(m / n * math.expm1(eps / 2))
 
 NOT_CALLABLE = 3
+
+def renamed(epsilon, sample_size, population_size):
+    return math.log1p(sample_size / population_size * math.expm1(epsilon))
+
+def loose(eps, m, n):  # e^{2 eps} for e^eps: looser, sound
+    return math.log1p(m / n * math.expm1(2 * eps))
+
+def vec(eps, m, n):
+    import numpy as np
+    return np.log1p(m / n * np.expm1(eps))
+
+def wor(eps, deltas, n, m):
+    return math.log1p(m / n * math.expm1(eps)), m / n * deltas[0]
+
+def acc_low(sigma, batch_size, n, steps, delta):
+    return 0.01
 '''
 
 
@@ -55,7 +71,49 @@ def test_planted_bug_exits_1_with_minimal_witness(
     assert out["unsound"]["kind"] == "unsound"
 
 
+def test_map_sound_only_vectorised_and_params(user_dir: Path) -> None:
+    assert main(["regress", "mylib_regress:renamed", "--claim", "bun/thm2.2", *SMALL,
+                 "--map", "eps=epsilon,m=sample_size", "--map", "n=population_size"]) == 0
+    assert main(["regress", "mylib_regress:loose", "--claim", "bun/thm2.2", *SMALL]) == 1
+    assert main(["regress", "mylib_regress:loose", "--claim", "bun/thm2.2", *SMALL,
+                 "--sound-only"]) == 0
+    assert main(["regress", "mylib_regress:vec", "--claim", "bun/thm2.2", *SMALL,
+                 "--vectorised"]) == 0
+    assert main(["regress", "mylib_regress:wor", "--claim", "must/table2:wor", *SMALL,
+                 "--params", "n=1..4,m=1|2,deltas=(0.25)"]) == 0
+
+
+def test_json_numbers_and_a_witness_that_replays(
+        user_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from verifydp.casebook import replay
+
+    path = user_dir / "w.json"
+    assert main(["regress", "mylib_regress:half_eps", "--claim", "bun/thm2.2", "--json",
+                 "--sound-only", "--witness", str(path), *SMALL]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["witness"] == str(path) and out["agrees"] is None
+    assert isinstance(out["unsound"]["values"][0], float)
+    assert set(out["unsound"]["truth_lower"]) == {"lo", "hi", "lo_float", "hi_float"}
+    assert replay(path).confirmed
+
+
+def test_accountant_cli(user_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["regress", "mylib_regress:acc_low", "--accountant", "poisson",
+                 "--params", "sigma=1.0,batch_size=10,steps=1"]) == 1
+    assert "UNSOUND" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("argv, message", [
+    (["regress", "mylib_regress:renamed", "--claim", "bun/thm2.2"], "signature mismatch"),
+    (["regress", "mylib_regress:good", "--claim", "bun/thm2.2", "--map", "x=y"], "not arguments"),
+    (["regress", "mylib_regress:good", "--claim", "bun/thm2.2", "--map", "eps"], "NAME=VALUE"),
+    (["regress", "mylib_regress:good", "--claim", "bun/thm2.2", "--params", "n=a"], "not a number"),
+    (["regress", "mylib_regress:good", "--claim", "bun/thm2.2", "--params", "n=5..1"], "empty range"),
+    (["regress", "mylib_regress:good", "--claim", "bun/thm2.2", "--params", "k=1"], "unknown parameter"),
+    (["regress", "mylib_regress:good", "--claim", "bun/thm2.2", "--params", "m=5,n=2"], "no input"),
+    (["regress", "mylib_regress:acc_low", "--accountant", "poisson", "--params", "steps=1..5"],
+     "not '1..5'"),
+    (["regress", "mylib_regress:good", "--accountant", "poisson"], "rate q or the batch size"),
     (["regress", "mylib_regress", "--claim", "bun/thm2.2"], "MODULE:FUNCTION"),
     (["regress", "no_such_module_xyz:f", "--claim", "bun/thm2.2"], "cannot import"),
     (["regress", "mylib_regress:missing", "--claim", "bun/thm2.2"], "no attribute"),
