@@ -5,42 +5,54 @@ Printed (MUST §3.3, Eqns (6)–(7), "Following Koskela et al. (2020), we consid
     f_X(t)  = Σ_l Pr(K = l) N(t; +l, σ²),      f_X'(t) = Σ_l Pr(K = l) N(t; −l, σ²),
 
 K = copies of the differing record in the final sample (the K = 0 mass, including the
-1 − b/n of MUST.OW, sits at N(0, σ²)).  So the differing record contributes +1 in X and −1
-in X' to a sum: the clipping convention inferred is values in [−1, 1] (|x| ≤ 1, the
-substitution sensitivity of one record is 2), the other records contributing 0.
+1 − b/n of MUST.OW, sits at N(0, σ²)).  The differing record contributes +1 in X and −1 in
+X': the clipping convention is contributions in [−C, C] with C = 1 (substitution
+sensitivity 2C), and (6)–(7) put every other record at 0.
 
-Checked: within that model, for (x, x') ∈ {−1, −1/2, 0, 1/2, 1}², the pair
-P_{x,x'} = Σ_l Pr(K=l) N(l·x, σ²), Q_{x,x'} = Σ_l Pr(K=l) N(l·x', σ²) has hockey-stick
-divergence δ(ε) = sup_E P(E) − e^ε Q(E) (both directions) no larger than that of the printed
-pair (1, −1), at ε ∈ {1/2, 1, 2}, σ ∈ {1, 2}, for MUST.OW(20, 5, 3), MUST.WW(20, 5, 3) and
-WR(20, 3).  Every value is a rigorous `Bracket`:
+**The domain.** A neighbouring pair is any two datasets of n clipped contributions that
+differ in one record (substitution): the differing record's x, x' ∈ [−C, C] and every other
+record's contribution in [−C, C].  The released value is Σ_j K_j v_j + N(0, σ²) with K_j the
+copies of record j, so the output law mixes over the joint law of the copies of *all*
+records.  Reductions (exact): the designs are invariant under permutations of the records,
+so the other records enter only through their multiset; every design draws exactly m
+records, so with all other records at c the sum is K·x + (m − K)·c and the pair is the
+K-mixture pair of (x − c, x' − c) shifted by m·c (a shift is an invertible post-processing);
+t ↦ −t maps (x, x', c) to (−x, −x', −c) and the reverse direction Q‖P of (x, x', c) is P‖Q
+of (x', x, c).
 
-* sign of g = P − e^ε Q.  With w = e^{t/(2σ²)} (increasing in t) and x = i/2,
-  g(t) = φ_σ(t) w^{−2m} h(w) with h(w) = Σ_l p_l e^{−l²i²/(8σ²)} w^{l·i+2m}
-  − e^ε Σ_l p_l e^{−l²i'²/(8σ²)} w^{l·i'+2m}, a polynomial of degree ≤ 4m with interval
-  coefficients.  Its positive roots are isolated by Descartes' rule of signs on Möbius
-  transforms (Vincent–Collins–Akritas bisection; every sign certified), each root is then
-  refined by interval bisection.  This does not rely on monotonicity of P/Q, which fails
-  for pairs of the same sign, e.g. (1, 1/2): the ratio tends to 1 at t → −∞ and dips below
-  1 before it increases (for x ≥ 0 ≥ x' it is increasing: numerator increasing,
-  denominator decreasing, as the paper argues for (1, −1)).
-* δ = Σ over the intervals {h > 0} of (P − e^ε Q)(interval), by normal cdfs
-  Φ(z) = erfc(−z/√2)/2 bracketed with `verifydp.mechanisms.profiles` (erfc at two working
-  precisions, widened by their difference plus a 2^-(prec-8) relative margin, outward
-  rounding), evaluated over the root brackets (monotone in each end).
+**Checked** (`must/sec3.3:pair`): for MUST.OW(20, 5, 3), MUST.WW(20, 5, 3), WR(20, 3),
+σ ∈ {1, 2}, ε ∈ {1/2, 1, 2}: δ(ε) of the printed pair against every realisable pair with
+x, x', c on the grid {−1, −1/2, 0, 1/2, 1} (it includes the edges ±C) and against datasets
+whose other records are mixed (`MIXED`), both directions; and under k-fold composition
+(k = 10, σ = 2, ε ∈ {1, 2}, `verifydp.accounting.compose`) the printed pair against the
+realisable pair x = C, x' = −C, others at −C.  Every value is a rigorous `Bracket`.
 
-Symmetries used (exact): t ↦ −t maps the pair (x, x') to (−x, −x'), and the direction
-Q‖P of (x, x') is the direction P‖Q of (x', x); so the 40 (ordered pair, direction) values
-reduce to δ_{P‖Q} of the 10 pairs with x > x'.  The printed pair is symmetric
-(f_X'(−t) = f_X(t)), so its two directions agree.  Pairs (x, −x), |x| ≤ 1, are dominated
-for every ε by a proof: the kernel t ↦ x·t + N(0, (1 − x²)σ²) maps N(±l, σ²) to
-N(±l·x, σ²).
+**Finding.** The WLOG is false: with every other record at −C the pair is
+P = Σ_l Pr(K=l) N(2l·C − mC, σ²) against Q = N(−mC, σ²) (the differing record moves the sum
+by 2C per copy while the rest of the sum is deterministic), whose δ(ε) exceeds that of
+(6)–(7) at every instance checked, e.g. WR, σ = 2, ε = 2: 1.66e-4 against 1.42e-10; under
+10-fold composition at σ = 2, ε = 2: 5.25e-3 against 9.3e-6.  The witness is in
+counterexamples/must_sec3.3_pair.json.  `must/sec3.3:pair:corrected` states the pair
+A = Σ_l Pr(K=l) N(2lC, σ²), B = N(0, σ²) (both orientations) as the worst case; it is
+realisable (above), so it is tight, and it is checked against the same realisable pairs.
 
-Scope: a single step.  Dominance of δ(ε) at every ε for one step gives dominance under
-k-fold composition only through a dominating-pair argument (a pair whose profile dominates
-for all ε dominates the trade-off curve, and composition preserves that ordering), so the
-ε grid checked here supports, but does not prove, the WLOG for composition.  The model
-also fixes the other records at 0 (as the paper does).
+Why mixed other records cannot do better than the worst constant (argued, and checked on
+`MIXED` and, in floats, on the slot grids of tests/claims/test_must_pair.py): condition on
+the values the draws would take if they did not hit the differing record (WR: one value
+y_i per draw, drawn from the other records' multiset).  Both P and Q are the same mixture
+over y of conditional pairs, so by joint convexity of the hockey-stick divergence δ(P‖Q) is
+at most the largest conditional δ; a conditional pair with all y_i = c is the realisable
+pair with all other records at c.  This reduces "every multiset" to "every vector y", which
+the float search covers on the grid; it does not prove that constant y is worst.
+
+**The divergence.** For a pair of Gaussian mixtures with means on the lattice (1/D)Z,
+P − e^ε Q = φ_σ(t)·h(w) with w = e^{t/(Dσ²)} and h a polynomial with interval coefficients;
+its positive roots are isolated and narrowed by `verifydp.exact.roots` (Descartes / VCA,
+every sign certified), and δ = Σ over {h > 0} of (P − e^ε Q)(interval), by normal cdfs
+through erfc (rigorous, `SpecialEvaluator`), monotone in each end of the root brackets.
+This does not rely on monotonicity of P/Q (it fails for pairs of the same sign).
+
+Anchors: docs/foundations.md#rigorous-brackets, #composition, #witnesses.
 """
 
 from __future__ import annotations
@@ -49,9 +61,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from math import comb
+from math import lcm
 from typing import Any
 
+from verifydp.accounting import Grid, Pair, composed, mixture_gaussian
 from verifydp.claims.base import (
     Budget,
     Claim,
@@ -61,52 +74,52 @@ from verifydp.claims.base import (
     combine,
     statement,
 )
-from verifydp.designs.must import k_law
+from verifydp.designs.base import Design
+from verifydp.designs.must import MustOW, MustWW, k_law
+from verifydp.designs.simple import SRSWR
 from verifydp.exact.interval import Bracket, iv_to_bracket
+from verifydp.exact.roots import Uncertified, positive_roots
 from verifydp.mechanisms.profiles import SpecialEvaluator
+from verifydp.witness.gaussian_sum import GaussianSumWitness, sum_laws
 
 PAPER = "must"
 CLAIM_ID = "must/sec3.3:pair"
+CORRECTED_ID = "must/sec3.3:pair:corrected"
 PREC = 160
-PRINTED_PAIR = (Fraction(1), Fraction(-1))
-VALUES = tuple(Fraction(i, 2) for i in range(-2, 3))
+C = Fraction(1)
+PRINTED_PAIR = (C, -C)
+GRID = tuple(Fraction(i, 2) for i in range(-2, 3))
+ZERO_ONLY = (Fraction(0),)
 EPS_GRID = (Fraction(1, 2), Fraction(1), Fraction(2))
 SIGMAS = (Fraction(1), Fraction(2))
 INSTANCES = (("must-ow", 20, 5, 3), ("must-ww", 20, 5, 3), ("wr", 20, None, 3))
-_MAX_DEPTH = 80
-_REFINE_STEPS = 200
+# datasets whose other records are not all equal: (x, x', others as (value, count))
+MIXED: tuple[tuple[Fraction, Fraction, tuple[tuple[Fraction, int], ...]], ...] = (
+    (C, -C, ((-C, 10), (C, 9))),
+    (C, -C, ((-C, 18), (Fraction(0), 1))),
+    (C, Fraction(0), ((-C, 9), (Fraction(-1, 2), 10))),
+)
+COMPOSE_STEPS = 10
+COMPOSE_SIGMA = Fraction(2)
+COMPOSE_EPS = (Fraction(1), Fraction(2))
+COMPOSE_GRID = Grid(h=Fraction(1, 50))
 
-Pair = tuple[Fraction, Fraction]
+Mixture = tuple[tuple[Fraction, Fraction], ...]  # (mean, weight), weights summing to 1
+Pair2 = tuple[Fraction, Fraction]
 
-
-class Uncertified(ArithmeticError):
-    """A sign could not be certified at the working precision."""
-
-
-# ---------------------------------------------------------------- interval helpers
-
-
-@dataclass
-class _Ctx:
-    ev: Any
-
-    def q(self, x: Fraction | int) -> Any:
-        return self.ev.from_fraction(Fraction(x))
-
-    def sign(self, iv: Any) -> int | None:
-        """+1 / −1 when certified, 0 for an exact point zero, None when undecided."""
-        slo, shi = self.ev.sign_info(iv)
-        if slo > 0:
-            return 1
-        if shi < 0:
-            return -1
-        if slo == 0 and shi == 0:
-            return 0
-        return None
+__all__ = [
+    "CLAIMS",
+    "Uncertified",
+    "check_corrected",
+    "check_pair",
+    "design_of",
+    "hockey_stick",
+    "hockey_stick_mixtures",
+    "others_pair_laws",
+]
 
 
-def _ctx() -> _Ctx:
-    return _Ctx(SpecialEvaluator(PREC))
+# ---------------------------------------------------------------- laws of the released sum
 
 
 @cache
@@ -114,268 +127,307 @@ def _law(scheme: str, n: int, b: int | None, m: int) -> tuple[tuple[int, Fractio
     return tuple(sorted((int(k), Fraction(p)) for k, p in k_law(scheme, n, b, m) if p))
 
 
-def _poly(cx: _Ctx, law: tuple[tuple[int, Fraction], ...], m: int, pair: Pair,
-          sigma2: Fraction, c: Any) -> list[Any]:
-    """Interval coefficients of h(w) (lowest power divided out); None = structural zero."""
-    x, xp = pair
-    i, ip = int(2 * x), int(2 * xp)
-    assert Fraction(i, 2) == x and Fraction(ip, 2) == xp, "values must be multiples of 1/2"
-    coef: list[Any] = [None] * (4 * m + 1)
-
-    def add(deg: int, val: Any) -> None:
-        coef[deg] = val if coef[deg] is None else coef[deg] + val
-
-    for l, p in law:  # noqa: E741 (l as in the paper)
-        add(l * i + 2 * m, cx.q(p) * cx.ev.exp(cx.q(Fraction(-(l * l) * i * i, 8) / sigma2)))
-        add(l * ip + 2 * m,
-            -(c * cx.q(p) * cx.ev.exp(cx.q(Fraction(-(l * l) * ip * ip, 8) / sigma2))))
-    while coef and coef[-1] is None:
-        coef.pop()
-    lo = next(k for k, v in enumerate(coef) if v is not None)
-    return coef[lo:]
+def _mixture(acc: dict[Fraction, Fraction]) -> Mixture:
+    return tuple(sorted((mu, w) for mu, w in acc.items() if w))
 
 
-def _horner(cx: _Ctx, coef: list[Any], w: Any) -> Any:
-    acc = cx.q(0)
-    for v in reversed(coef):
-        acc = acc * w
-        if v is not None:
-            acc = acc + v
-    return acc
+def others_pair_laws(scheme: str, n: int, b: int | None, m: int, x: Fraction, xp: Fraction,
+                     c: Fraction = Fraction(0)) -> tuple[Mixture, Mixture]:
+    """Means and weights of the released sum for the pair (x | others c) vs (x' | others c):
+    the sum is K·x + (m − K)·c, every design drawing exactly m records."""
+    out = []
+    for v in (x, xp):
+        acc: dict[Fraction, Fraction] = {}
+        for k, p in _law(scheme, n, b, m):
+            mu = k * v + (m - k) * c
+            acc[mu] = acc.get(mu, Fraction(0)) + p
+        out.append(_mixture(acc))
+    return out[0], out[1]
 
 
-def _poly_pow(base: list[Fraction], k: int) -> list[Fraction]:
-    out = [Fraction(1)]
-    for _ in range(k):
-        nxt = [Fraction(0)] * (len(out) + len(base) - 1)
-        for a, u in enumerate(out):
-            for b_, v in enumerate(base):
-                nxt[a + b_] += u * v
-        out = nxt
-    return out
-
-
-def _transform(cx: _Ctx, coef: list[Any], a: Fraction, b: Fraction | None) -> list[Any]:
-    """Coefficients whose positive roots v correspond to roots of h in (a, b).
-
-    (1+v)^d h((a + b v)/(1+v)) for finite b; h(a + v) for b = ∞.
-    """
-    d = len(coef) - 1
-    out: list[Any] = [None] * (d + 1)
-    for k, hk in enumerate(coef):
-        if hk is None:
-            continue
-        if b is None:
-            row = [Fraction(comb(k, j)) * a ** (k - j) for j in range(k + 1)]
-        else:
-            p1 = _poly_pow([a, b], k)
-            p2 = [Fraction(comb(d - k, j)) for j in range(d - k + 1)]
-            row = [Fraction(0)] * (d + 1)
-            for u, cu in enumerate(p1):
-                for v, cv in enumerate(p2):
-                    row[u + v] += cu * cv
-        for j, r in enumerate(row):
-            if r:
-                term = hk * cx.q(r)
-                out[j] = term if out[j] is None else out[j] + term
-    return out
-
-
-def _descartes(cx: _Ctx, coef: list[Any]) -> int | None:
-    signs = []
-    for v in coef:
-        if v is None:
-            continue
-        s = cx.sign(v)
-        if s is None:
-            return None
-        if s:
-            signs.append(s)
-    return sum(1 for u, v in zip(signs, signs[1:], strict=False) if u != v)
-
-
-def _certified_sign(cx: _Ctx, coef: list[Any], w: Fraction) -> int:
-    s = cx.sign(_horner(cx, coef, cx.q(w)))
-    if not s:
-        raise Uncertified(f"sign of h at w = {w} not certified")
-    return s
-
-
-def _split_point(cx: _Ctx, coef: list[Any], a: Fraction, b: Fraction | None) -> Fraction:
-    mid = (a + b) / 2 if b is not None else (2 * a if a > 0 else Fraction(1))
-    for k in range(1, 20):
-        if cx.sign(_horner(cx, coef, cx.q(mid))):
-            return mid
-        mid = mid + (b - a) / (7 * 2**k) if b is not None else mid * (1 + Fraction(1, 7 * k))
-    raise Uncertified("no certified split point")
-
-
-def _isolate(cx: _Ctx, coef: list[Any]) -> list[tuple[Fraction, Fraction | None]]:
-    """Intervals (a, b) of w > 0 each holding exactly one (simple) root of h; b None = ∞."""
-    out: list[tuple[Fraction, Fraction | None]] = []
-    stack: list[tuple[Fraction, Fraction | None, int]] = [(Fraction(0), None, 0)]
-    while stack:
-        a, b, depth = stack.pop()
-        count = _descartes(cx, _transform(cx, coef, a, b))
-        if count == 0:
-            continue
-        if count == 1:
-            out.append((a, b))
-            continue
-        if depth > _MAX_DEPTH:
-            raise Uncertified("root isolation did not converge")
-        s = _split_point(cx, coef, a, b)
-        stack.append((a, s, depth + 1))
-        stack.append((s, b, depth + 1))
-    return sorted(out, key=lambda r: r[0])
-
-
-def _refine(cx: _Ctx, coef: list[Any], a: Fraction, b: Fraction | None,
-            s_left: int) -> tuple[Any, Any]:
-    """A tight bracket (lo, hi) in w of the unique simple root in (a, b), as mpf ends.
-
-    ``s_left`` is the sign of h just right of a; h has the opposite sign just left of b.
-    """
-    if b is None:
-        b = max(2 * a, Fraction(1))
-        while cx.sign(_horner(cx, coef, cx.q(b))) != -s_left:
-            a, b = b, 2 * b
-    lo_f, hi_f = a, b
-    for _ in range(_REFINE_STEPS):
-        mid = (lo_f + hi_f) / 2 if lo_f > 0 else hi_f / 256
-        s = cx.sign(_horner(cx, coef, cx.q(mid)))
-        if not s:
-            break  # sign undecided at this precision: the bracket is as tight as it gets
-        if s == s_left:
-            lo_f = mid
-        else:
-            hi_f = mid
-        if lo_f > 0 and hi_f - lo_f <= hi_f / 2**110:
-            break
-    if lo_f <= 0:
-        raise Uncertified("root bracket reaches w = 0")
-    return cx.q(lo_f)._mpi_[0], cx.q(hi_f)._mpi_[1]
+def design_of(scheme: str, b: int | None, m: int) -> Design:
+    if scheme == "must-ow":
+        return MustOW(int(b or 0), m)
+    if scheme == "must-ww":
+        return MustWW(int(b or 0), m)
+    if scheme == "wr":
+        return SRSWR(m)
+    raise ValueError(f"unknown scheme {scheme!r}")
 
 
 # ---------------------------------------------------------------- hockey-stick bracket
 
 
-def hockey_stick(scheme: str, n: int, b: int | None, m: int, sigma: Fraction, eps: Fraction,
-                 pair: Pair) -> Bracket:
-    """Rigorous bracket of sup_E P_{x,x'}(E) − e^ε Q_{x,x'}(E) (direction P‖Q)."""
-    x, xp = pair
-    if x == xp:
+@dataclass(frozen=True)
+class _Ctx:
+    ev: Any
+
+    def q(self, x: Fraction | int) -> Any:
+        return self.ev.from_fraction(Fraction(x))
+
+
+def hockey_stick_mixtures(p: Mixture, q: Mixture, sigma: Fraction, eps: Fraction) -> Bracket:
+    """Rigorous bracket of sup_E P(E) − e^ε Q(E) for Gaussian mixtures with a common σ,
+    P = Σ w_i N(μ_i, σ²), Q = Σ v_j N(ν_j, σ²) (direction P‖Q; rational means)."""
+    if _normal(p) == _normal(q):
         return Bracket.point(0)
-    cx = _ctx()
+    cx = _Ctx(SpecialEvaluator(PREC))
     ev = cx.ev
-    law = _law(scheme, n, b, m)
-    sigma2 = sigma * sigma
+    sigma2 = Fraction(sigma) ** 2
+    den = lcm(*(mu.denominator for mu, _ in (*p, *q)))
+    lo_j = min(int(mu * den) for mu, _ in (*p, *q))
     c = ev.exp(cx.q(eps))
-    coef = _poly(cx, law, m, pair, sigma2, c)
-    s0 = cx.sign(coef[0])
-    if not s0:
-        raise Uncertified("sign of h at w → 0 not certified")
-    roots = []
-    for a, bb in _isolate(cx, coef):
-        s_left = s0 if a == 0 else _certified_sign(cx, coef, a)
-        roots.append(_refine(cx, coef, a, bb, s_left))
-    # t = 2σ² log w, as intervals
-    two_s2 = cx.q(2 * sigma2)
-    ts = [two_s2 * ev.log(ev.ctx.make_mpf((lo, hi))) for lo, hi in roots]
-    scale = ev.sqrt(cx.q(2 * sigma2))  # σ√2
+    # N(t; μ, σ²) = φ_σ(t)·e^{−μ²/(2σ²)}·w^{Dμ}: group P and Q weights by power of w
+    by_j: dict[int, list[Any]] = {}
+    for mu, w in p:
+        by_j.setdefault(int(mu * den) - lo_j, []).append((mu, w, 1))
+    for mu, w in q:
+        by_j.setdefault(int(mu * den) - lo_j, []).append((mu, w, -1))
+    coef: list[Any | None] = [None] * (max(by_j) + 1)
+    for j, terms in by_j.items():
+        mu = terms[0][0]
+        pw = sum((w for _, w, s in terms if s > 0), Fraction(0))
+        qw = sum((w for _, w, s in terms if s < 0), Fraction(0))
+        coef[j] = ev.exp(cx.q(-mu * mu / (2 * sigma2))) * (cx.q(pw) - c * cx.q(qw))
+    roots = positive_roots(ev, coef)
+    scale_t = cx.q(den * sigma2)  # t = Dσ² log w
+    ts = [scale_t * ev.log(ev.ctx.make_mpf((cx.q(r.lo)._mpi_[0], cx.q(r.hi)._mpi_[1])))
+          for r in roots.roots]
+    root2 = ev.sqrt(cx.q(2 * sigma2))  # σ√2
 
     def sf(mean: Fraction, t: Any) -> Any:
         """Pr(N(mean, σ²) > t) = erfc((t − mean)/(σ√2))/2."""
-        return ev.erfc((t - cx.q(mean)) / scale) / 2
+        return ev.erfc((t - cx.q(mean)) / root2) / 2
 
-    def mass(mu: Fraction, lo_t: Any | None, hi_t: Any | None) -> Any:
-        """Mixture mass of (lo_t, hi_t) for means l·mu (None = infinite end)."""
+    def mass(mix: Mixture, lo_t: Any | None, hi_t: Any | None) -> Any:
         tot = cx.q(0)
-        for l, p in law:  # noqa: E741 (l as in the paper)
-            up = cx.q(1) if lo_t is None else sf(l * mu, lo_t)
-            dn = cx.q(0) if hi_t is None else sf(l * mu, hi_t)
-            tot = tot + cx.q(p) * (up - dn)
+        for mu, w in mix:
+            up = cx.q(1) if lo_t is None else sf(mu, lo_t)
+            dn = cx.q(0) if hi_t is None else sf(mu, hi_t)
+            tot = tot + cx.q(w) * (up - dn)
         return tot
 
     ends: list[Any | None] = [None, *ts, None]
     total = cx.q(0)
-    sign = s0
+    sign = roots.sign_near_zero
     for j in range(len(ends) - 1):
         if sign > 0:
-            total = total + mass(x, ends[j], ends[j + 1]) - c * mass(xp, ends[j], ends[j + 1])
+            total = total + mass(p, ends[j], ends[j + 1]) - c * mass(q, ends[j], ends[j + 1])
         sign = -sign
-    lo, hi = iv_to_bracket(total).lo, iv_to_bracket(total).hi
-    return Bracket(max(lo, Fraction(0)), max(hi, Fraction(0)))
+    br = iv_to_bracket(total)
+    return Bracket(max(br.lo, Fraction(0)), max(br.hi, Fraction(0)))
 
 
-def _canon(x: Fraction, xp: Fraction) -> Pair:
-    """The pair with first > second whose P‖Q equals that of (x, x') (mirror t ↦ −t)."""
-    return (x, xp) if x > xp else (-x, -xp)
+def _normal(mix: Mixture) -> Mixture:
+    return tuple(sorted((Fraction(mu), Fraction(w)) for mu, w in mix if w))
 
 
-def _reps() -> list[Pair]:
-    return [(x, xp) for x in VALUES for xp in VALUES if x > xp]
+def hockey_stick(scheme: str, n: int, b: int | None, m: int, sigma: Fraction, eps: Fraction,
+                 pair: Pair2, c: Fraction = Fraction(0)) -> Bracket:
+    """δ_{P‖Q}(ε) of the differing record's pair (x, x') with every other record at c."""
+    p, q = others_pair_laws(scheme, n, b, m, pair[0], pair[1], c)
+    return hockey_stick_mixtures(p, q, sigma, eps)
+
+
+def _delta(p: Mixture, q: Mixture, sigma: Fraction, eps: Fraction) -> Bracket:
+    """max of both directions."""
+    a = hockey_stick_mixtures(p, q, sigma, eps)
+    b = hockey_stick_mixtures(q, p, sigma, eps)
+    return Bracket(max(a.lo, b.lo), max(a.hi, b.hi))
+
+
+# ---------------------------------------------------------------- the competing pairs
+
+
+@dataclass(frozen=True)
+class Config:
+    """A realisable pair: the differing record x (in P) / x' (in P'), the other n − 1
+    records' contributions as (value, count)."""
+
+    x: Fraction
+    xp: Fraction
+    others: tuple[tuple[Fraction, int], ...]
+
+    def text(self) -> str:
+        rest = ", ".join(f"{v}×{k}" for v, k in self.others)
+        return f"x = {self.x}, x' = {self.xp}, others {{{rest}}}"
+
+
+def _effective(x: Fraction, xp: Fraction, c: Fraction) -> Pair2:
+    """(x − c, x' − c) up to the mirror t ↦ −t: the class of P‖Q of (x, x', others c)."""
+    u, up = x - c, xp - c
+    return max((u, up), (-u, -up))
+
+
+def _constant_configs(values: tuple[Fraction, ...], others: tuple[Fraction, ...]
+                      ) -> dict[Pair2, tuple[Fraction, Fraction, Fraction]]:
+    """One representative (x, x', c) per class of P‖Q; both directions are in the set."""
+    reps: dict[Pair2, tuple[Fraction, Fraction, Fraction]] = {}
+    for c in others:
+        for x in values:
+            for xp in values:
+                if x != xp:
+                    reps.setdefault(_effective(x, xp, c), (x, xp, c))
+    return reps
 
 
 def _fmt(br: Bracket) -> str:
     return f"[{float(br.lo):.9g}, {float(br.hi):.9g}]"
 
 
-def _pairstr(p: Pair) -> str:
-    return f"({p[0]}, {p[1]})"
+@dataclass(frozen=True)
+class _Best:
+    config: Config
+    delta: Bracket
 
 
-def _instances(budget: Budget, worst: Pair) -> Iterator[InstanceResult]:
-    wx, wxp = worst
-    own = {_canon(wx, wxp), _canon(wxp, wx)} if wx != wxp else set()
+def _competitors(scheme: str, n: int, b: int | None, m: int, sigma: Fraction, eps: Fraction,
+                 claimed: Pair2, others: tuple[Fraction, ...], mixed: bool
+                 ) -> list[tuple[Config, Bracket]]:
+    own = {_effective(claimed[0], claimed[1], Fraction(0)),
+           _effective(claimed[1], claimed[0], Fraction(0))}
+    out = []
+    for key, (x, xp, c) in _constant_configs(GRID, others).items():
+        if key in own:
+            continue
+        p, q = others_pair_laws(scheme, n, b, m, key[0], key[1])
+        out.append((Config(x, xp, ((c, n - 1),)), hockey_stick_mixtures(p, q, sigma, eps)))
+    if mixed:
+        design = design_of(scheme, b, m)
+        for x, xp, rest in MIXED:
+            p, q = sum_laws(design, ((x, 1), *rest), ((xp, 1), *rest))
+            out.append((Config(x, xp, rest), _delta(p, q, sigma, eps)))
+    return out
+
+
+def _pair_text(claimed: Pair2) -> str:
+    return f"({claimed[0]}, {claimed[1]})"
+
+
+def _instances(budget: Budget, claimed: Pair2, others: tuple[Fraction, ...], mixed: bool,
+               corrected: bool) -> Iterator[InstanceResult]:
     for scheme, n, b, m in INSTANCES:
         for sigma in SIGMAS:
             for eps in EPS_GRID:
                 if budget.spent():
                     return
                 params = {"scheme": scheme, "n": n, "b": b, "m": m, "sigma": str(sigma),
-                          "epsilon": str(eps), "claimed_worst": _pairstr(worst)}
+                          "epsilon": str(eps)}
                 try:
-                    vals = {p: hockey_stick(scheme, n, b, m, sigma, eps, p) for p in _reps()}
+                    if corrected:
+                        p, q = others_pair_laws(scheme, n, b, m, 2 * C, Fraction(0))
+                        mine = _delta(p, q, sigma, eps)
+                        ctext = f"δ of A = Σ Pr(K=l) N(2lC, σ²) vs B = N(0, σ²) = {_fmt(mine)}"
+                        comps = _competitors(scheme, n, b, m, sigma, eps,
+                                             (2 * C, Fraction(0)), others, mixed)
+                    else:
+                        p, q = others_pair_laws(scheme, n, b, m, *claimed)
+                        # the printed pair is mirror-symmetric: f_X'(−t) = f_X(t)
+                        mine = hockey_stick_mixtures(p, q, sigma, eps)
+                        ctext = (f"δ of the pair {_pair_text(claimed)}, others 0 "
+                                 f"(Eqns (6)–(7)) = {_fmt(mine)}")
+                        comps = _competitors(scheme, n, b, m, sigma, eps, claimed, others,
+                                             mixed)
                 except (Uncertified, ValueError) as exc:
                     yield InstanceResult(params, Verdict.INCONCLUSIVE, "", "", note=str(exc))
                     continue
-                if own:
-                    claimed_lo = max(vals[p].lo for p in own)
-                    claimed = Bracket(claimed_lo, max(vals[p].hi for p in own))
-                else:
-                    claimed = Bracket.point(0)
-                others = {p: v for p, v in vals.items() if p not in own}
-                best_p = max(others, key=lambda p: others[p].lo)
-                best = others[best_p]
-                ctext = f"δ{_pairstr(worst)}(ε) = {_fmt(claimed)} (max over both directions)"
-                atext = (f"largest other pair {_pairstr(best_p)} (or its mirror/reverse): "
-                         f"δ = {_fmt(best)}")
-                if best.lo > claimed.hi:
-                    yield InstanceResult(params, Verdict.REFUTED, ctext, atext,
-                                         note=f"pair {_pairstr(best_p)} exceeds it")
-                elif all(v.hi < claimed.lo for v in others.values()):
+                cfg, best = max(comps, key=lambda e: e[1].lo)
+                atext = f"largest realisable pair {cfg.text()}: δ = {_fmt(best)}"
+                if best.lo > mine.hi:
+                    yield InstanceResult(
+                        params, Verdict.REFUTED, ctext, atext,
+                        note=f"{cfg.text()} exceeds it",
+                        witness=_witness(scheme, n, b, m, sigma, eps, cfg, claimed, mine, best),
+                        margin=float(best.lo - mine.hi))
+                elif all(d.hi <= mine.lo for _, d in comps):
                     yield InstanceResult(params, Verdict.HOLDS, ctext, atext)
                 else:
                     yield InstanceResult(params, Verdict.INCONCLUSIVE, ctext, atext,
                                          note="brackets overlap")
 
 
-def check_pair(budget: Budget, worst: Pair = PRINTED_PAIR) -> ClaimResult:
-    results: list[InstanceResult] = []
-    for r in _instances(budget, worst):
-        results.append(r)
+def _witness(scheme: str, n: int, b: int | None, m: int, sigma: Fraction, eps: Fraction,
+             cfg: Config, claimed: Pair2, claimed_delta: Bracket,
+             actual: Bracket) -> GaussianSumWitness:
+    return GaussianSumWitness(
+        claim=CLAIM_ID, design=design_of(scheme, b, m), n=n, sigma=sigma, epsilon=eps,
+        p_values=((cfg.x, 1), *cfg.others), q_values=((cfg.xp, 1), *cfg.others),
+        claimed_p=((claimed[0], 1), (Fraction(0), n - 1)),
+        claimed_q=((claimed[1], 1), (Fraction(0), n - 1)),
+        claimed_delta=claimed_delta, actual_delta=actual)
+
+
+# ---------------------------------------------------------------- composition
+
+
+def _composed_instances(budget: Budget) -> Iterator[InstanceResult]:
+    """k-fold: the printed pair against the realisable pair (C, −C, others −C), i.e.
+    Σ Pr(K=l) N(2lC, σ²) vs N(0, σ²), scaled by 1/2 (an invertible post-processing) into
+    `mixture_gaussian`'s add/remove form; both directions are evaluated by `composed`."""
+    for scheme, n, b, m in INSTANCES:
+        if budget.spent():
+            return
+        law = _law(scheme, n, b, m)
+        printed: Pair = mixture_gaussian(law, COMPOSE_SIGMA / C, substitution=True)
+        worst: Pair = mixture_gaussian(law, COMPOSE_SIGMA / (2 * C), substitution=False)
+        cp = composed(printed, COMPOSE_STEPS, COMPOSE_GRID)
+        cw = composed(worst, COMPOSE_STEPS, COMPOSE_GRID)
+        for eps in COMPOSE_EPS:
+            params = {"scheme": scheme, "n": n, "b": b, "m": m, "sigma": str(COMPOSE_SIGMA),
+                      "epsilon": str(eps), "k": COMPOSE_STEPS}
+            dp, dw = cp.delta(eps), cw.delta(eps)
+            ctext = f"{COMPOSE_STEPS}-fold δ of (6)–(7) = {_fmt(dp)}"
+            atext = f"{COMPOSE_STEPS}-fold δ of x = C, x' = −C, others −C: {_fmt(dw)}"
+            if dw.lo > dp.hi:
+                yield InstanceResult(params, Verdict.REFUTED, ctext, atext,
+                                     margin=float(dw.lo - dp.hi))
+            elif dw.hi <= dp.lo:
+                yield InstanceResult(params, Verdict.HOLDS, ctext, atext)
+            else:
+                yield InstanceResult(params, Verdict.INCONCLUSIVE, ctext, atext,
+                                     note="brackets overlap")
+
+
+def _collect(budget: Budget, gen: Iterator[InstanceResult]) -> list[InstanceResult]:
+    out = []
+    for r in gen:
+        out.append(r)
         if budget.fail_fast and r.verdict is Verdict.REFUTED:
             break
-    text = (
-        f"the per-step pair {_pairstr(worst)} (Eqns (6)–(7)) has the largest hockey-stick "
-        "divergence, both directions, among all pairs (x, x') ∈ {−1, −1/2, 0, 1/2, 1}² of the "
-        "clipped-sum Gaussian mechanism (values in [−1, 1]) under MUST.OW/MUST.WW(20, 5, 3) "
-        "and WR(20, 3), σ ∈ {1, 2}, ε ∈ {1/2, 1, 2}; single step (composition follows only "
-        "via a dominating-pair argument)"
-    )
-    st = statement(text, results)
-    return ClaimResult(CLAIM_ID, combine([st]), (st,))
+    return out
+
+
+def check_pair(budget: Budget, worst: Pair2 = PRINTED_PAIR,
+               others: tuple[Fraction, ...] = GRID, mixed: bool = True,
+               compose: bool = True) -> ClaimResult:
+    """The printed WLOG on every realisable pair of the grid (others=ZERO_ONLY, mixed=False
+    is the narrowed check of the earlier checker, kept for the mutant tests)."""
+    single = statement(
+        f"the per-step pair {_pair_text(worst)}, others 0 (Eqns (6)–(7)) has the largest "
+        "hockey-stick divergence, both directions, among all realisable substitution pairs "
+        "of the clipped-sum Gaussian (contributions in [−1, 1]): differing record x, x' and "
+        "the other records all at c, x, x', c ∈ {−1, −1/2, 0, 1/2, 1}, plus mixed other "
+        "records; MUST.OW/MUST.WW(20, 5, 3), WR(20, 3); σ ∈ {1, 2}, ε ∈ {1/2, 1, 2}",
+        _collect(budget, _instances(budget, worst, others, mixed, corrected=False)))
+    sts = [single]
+    if compose:
+        sts.append(statement(
+            f"under {COMPOSE_STEPS}-fold composition the printed pair's δ(ε) is at least that "
+            "of the realisable pair x = 1, x' = −1, others −1 (σ = 2, ε ∈ {1, 2})",
+            _collect(budget, _composed_instances(budget))))
+    witness = next((i.witness for i in single.instances if i.verdict is Verdict.REFUTED), None)
+    return ClaimResult(CLAIM_ID, combine(sts), tuple(sts), witness)
+
+
+def check_corrected(budget: Budget, others: tuple[Fraction, ...] = GRID,
+                    mixed: bool = True) -> ClaimResult:
+    st = statement(
+        "A = Σ_l Pr(K=l) N(2lC, σ²) against B = N(0, σ²) (both orientations; realisable as "
+        "x = C, x' = −C, others −C) has the largest hockey-stick divergence among all "
+        "realisable substitution pairs: x, x', c ∈ {−1, −1/2, 0, 1/2, 1}, plus mixed other "
+        "records; MUST.OW/MUST.WW(20, 5, 3), WR(20, 3); σ ∈ {1, 2}, ε ∈ {1/2, 1, 2}",
+        _collect(budget, _instances(budget, PRINTED_PAIR, others, mixed, corrected=True)))
+    return ClaimResult(CORRECTED_ID, combine([st]), (st,))
 
 
 PRINTED = (
@@ -388,7 +440,17 @@ PRINTED = (
     r"(1-\frac{b}{n})e^{-\frac{t^2}{2\sigma^2}}"
 )
 
+CORRECTED = (
+    r"The worst case over every pair of neighbouring datasets is "
+    r"f_X(t)=\sum_{l}\Pr(K=l)\,\varphi_\sigma(t-2lC),\ f_{X'}(t)=\varphi_\sigma(t) "
+    r"(the differing record at C and -C, every other record at -C), in both orientations"
+)
+
 CLAIMS = [
     Claim(CLAIM_ID, PAPER, "§3.3, Eqns (6)–(7)",
-          "the per-step pair used for composition is a worst case (WLOG)", PRINTED, check_pair),
+          "the per-step pair used for composition is a worst case (WLOG)", PRINTED,
+          lambda budget: check_pair(budget)),
+    Claim(CORRECTED_ID, PAPER, "§3.3, Eqns (6)–(7) (corrected)",
+          "the worst per-step pair is x = C vs x' = −C with every other record at −C",
+          CORRECTED, lambda budget: check_corrected(budget)),
 ]
