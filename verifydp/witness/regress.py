@@ -1,5 +1,5 @@
 """Witnesses of an unsound implementation found by `verifydp regress` (issue 17, issue 16
-item 5; docs/regress.md#witnesses, docs/foundations.md#witnesses).
+item 5; docs/regress.md#fitting-real-code, docs/foundations.md#witnesses).
 
 An unsound finding says: at these arguments the user's function returned a number below a
 certified lower bound of the true privacy loss. The file stores the function's arguments, the
