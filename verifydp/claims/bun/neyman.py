@@ -30,6 +30,12 @@ Why ceil: the printed vectors sum to 10,004 and 10,005. A z3 check (statement 3)
 no pair of populations differing only in strata 1 and 12, as E.1's construction does, can
 give the two printed vectors under any round-to-nearest rule (half-up, half-even) or floor,
 while rounding up can; and `SYNTHETIC` under ceil reproduces both printed vectors exactly.
+
+A population tuned until it hits the printed numbers cannot confirm them (issue 14): the
+cells and the neighbour search on `SYNTHETIC` are reported as findings, inconclusive with
+both readings, so the claim is inconclusive. What follows from the printed numbers alone —
+the z3 consistency, "they differ by 19 in the last stratum", ε' = 19ε for the released top
+stratum size and detectability at ε > 0.1 — is computed from the printed vectors and can fail.
 """
 
 from __future__ import annotations
@@ -64,8 +70,8 @@ from verifydp.mechanisms import GeometricCount
 from verifydp.population import (
     CountVector,
     Population,
-    PopulationPair,
     RecordType,
+    Relation,
     Universe,
     universe_of,
 )
@@ -152,24 +158,48 @@ def search(pop: Population, rounding: str = ROUNDING) -> SearchResult:
 
 
 def _cells(text: str, printed: Sequence[int], pop: Population, rounding: str,
-           what: str) -> Statement:
+           what: str, fitted: bool) -> Statement:
+    """The printed allocation against the one computed on `pop`. With the synthetic
+    population (`fitted`), tuned until it reproduced the printed vectors, a match cannot
+    confirm (issue 14): every cell is inconclusive, the fit is reported as a finding, and
+    both readings are listed. With another population a mismatch is still no evidence
+    against the paper (its microdata are not published)."""
     alloc = neyman_allocation(pop, M_TARGET, rounding)
     real = neyman_real(pop, M_TARGET)
     results = []
     for h, claimed in zip(LABELS, printed, strict=True):
         got = alloc.get(h, 0)
-        ok = got == claimed
         results.append(InstanceResult(
-            {"stratum": h, "population": what}, Verdict.HOLDS if ok else Verdict.INCONCLUSIVE,
+            {"stratum": h, "population": what}, Verdict.INCONCLUSIVE,
             str(claimed), f"{got} (unrounded {float(real[h]):.4f})",
-            "" if ok else "not reproduced by the synthetic population (a limitation of our "
-                          "reconstruction, not evidence against the paper)",
+            ("reproduced on a population fitted to the printed numbers: a fit cannot confirm"
+             if fitted else "reproduced") if got == claimed else
+            "not reproduced (the paper's microdata are not published: no evidence either way)",
         ))
-    matched = sum(r.verdict is Verdict.HOLDS for r in results)
-    verdict = Verdict.HOLDS if matched == len(results) else Verdict.INCONCLUSIVE
-    note = (f"{matched}/{len(results)} cells reproduced on the synthetic population "
-            f"(rounding {rounding}); the paper's microdata are not published")
-    return Statement(text, verdict, tuple(results), note)
+    matched = sum(int(r.claimed) == alloc.get(r.params["stratum"], 0) for r in results)
+    note = (f"finding: {matched}/{len(results)} cells reproduced (rounding {rounding}) on "
+            f"{'a population tuned until it hit them' if fitted else 'the given population'}. "
+            "Readings: (a) 'these are the Neyman allocations of the CBP-simulated population' "
+            "— not checkable, the microdata are not published, and a fitted population cannot "
+            "stand in for them; (b) 'some population with E.1's construction has these "
+            "allocations' — shown by the fit when all cells match (existence only). "
+            "Inconclusive under (a), so inconclusive")
+    return Statement(text, Verdict.INCONCLUSIVE, tuple(results), note)
+
+
+def printed_difference(printed: Sequence[int], printed_nb: Sequence[int],
+                       delta: int) -> Statement:
+    """'they differ by 19 samples in the last stratum', read off the two printed vectors
+    (no population involved, so nothing is fitted): refuted by a typo."""
+    diffs = [abs(a - b) for a, b in zip(printed, printed_nb, strict=True)]
+    d = max(diffs)
+    at = [h for h, x in zip(LABELS, diffs, strict=True) if x == d]
+    ok = d == delta and at == [TOP]
+    r = InstanceResult({"printed vectors": "§E.1"}, Verdict.HOLDS if ok else Verdict.REFUTED,
+                       f"largest difference {delta}, in the last stratum",
+                       f"largest difference {d}, in stratum {', '.join(at)}")
+    return Statement(f"the printed allocations differ by {delta} in the last stratum",
+                     r.verdict, (r,))
 
 
 def z3_consistent(printed: Sequence[int], printed_nb: Sequence[int], rule: str,
@@ -261,23 +291,20 @@ def _sensitivity(pop: Population, res: SearchResult, paper_nb: Neighbour, delta:
         diffs = [abs(a - b) for a, b in zip(alloc, base, strict=True)]
         d = max(diffs)
         at = [h for h, x in zip(LABELS, diffs, strict=True) if x == d]
-        ok = d >= delta
         results.append(InstanceResult(
             {"neighbour": label, "change": nb.describe(), "relation": nb.relation.value},
-            Verdict.HOLDS if ok else Verdict.INCONCLUSIVE,
-            f"max_h |m_h(P') − m_h(P)| ≥ {delta}",
+            Verdict.INCONCLUSIVE, f"max_h |m_h(P') − m_h(P)| ≥ {delta}",
             f"{d} in stratum {', '.join(at)}; m(P') = {list(alloc)}",
-            "" if ok else "not reached on the synthetic population (a limitation of the "
-                          "reconstruction, not evidence against the paper)",
+            "finding on the fitted population (it was tuned to the printed vectors, so it "
+            "cannot confirm them)",
         ))
-    held = all(r.verdict is Verdict.HOLDS for r in results[:1])
     kinds = "; ".join(f"best {k}: Δ = {d} ({nb.describe()})" for k, (nb, d) in res.by_kind.items())
     note = (f"over all {res.candidates} neighbours (one establishment of size 1..10,000 added "
             f"to the stratum of its size, removed, or replaced) the largest change is "
             f"Δ = {res.delta}, in stratum {res.stratum}; {kinds}")
     return Statement(
-        f"some neighbouring population's allocation differs by ≥ {delta} in a stratum",
-        Verdict.HOLDS if held else Verdict.INCONCLUSIVE, tuple(results), note,
+        f"some neighbouring population's allocation differs by ≥ {delta} in a stratum "
+        "(on the fitted population: a finding)", Verdict.INCONCLUSIVE, tuple(results), note,
     )
 
 
@@ -307,16 +334,22 @@ def tv_closed_form(delta: int, t: Fraction) -> Fraction:
     return 1 - 2 * a ** (k + 1) / (1 + a) if odd else 1 - a**k
 
 
-def _privacy(pop: Population, pairs: Sequence[tuple[str, Neighbour]], delta: int,
-             rounding: str, budget: Budget) -> tuple[Statement, Statement]:
-    design = StratifiedNeyman(M_TARGET, rounding)
+def printed_size_laws(printed: Sequence[int], printed_nb: Sequence[int]
+                      ) -> tuple[FiniteDist[CountVector], FiniteDist[CountVector], Universe]:
+    """The per-stratum sample sizes of P and P' as printed (point masses: Neyman allocation
+    is deterministic), one lumped type per stratum — the printed numbers are the hypothesis,
+    so no population (and nothing fitted) enters."""
+    u = tuple(RecordType(h, h) for h in LABELS)
+    return (FiniteDist.point(tuple(printed)), FiniteDist.point(tuple(printed_nb)), u)
+
+
+def _privacy(pairs: Sequence[tuple[str, Relation, tuple[FiniteDist[CountVector],
+                                                          FiniteDist[CountVector], Universe]]],
+             delta: int, budget: Budget) -> tuple[Statement, Statement]:
     mech = GeometricCount(((TOP, 1),))  # weight 1 on the (lumped) top-stratum records
     degr, detect = [], []
-    for label, nb in pairs:
-        q = nb.apply(pop)
-        pair = PopulationPair(pop, q, nb.relation)
-        law_p, law_q, u = stratum_size_laws(design, pair.p, pair.q)
-        assert mech.is_eps_dp(pair.relation, u)  # sensitivity 1: ε-DP
+    for label, relation, (law_p, law_q, u) in pairs:
+        assert mech.is_eps_dp(relation, u)  # sensitivity 1: ε-DP
         (vp,), (vq,) = law_p.support(), law_q.support()  # point masses (deterministic sizes)
         top = u.index(RecordType(TOP, TOP))
         d_top = abs(vp[top] - vq[top])
@@ -330,10 +363,11 @@ def _privacy(pop: Population, pairs: Sequence[tuple[str, Neighbour]], delta: int
             assert tv == tv_closed_form(d_top, t)
             exact = ratio == t**d_top
             ok = exact and d_top >= delta
+            bad = exact and d_top < delta  # the printed sizes themselves give less
             eps = f"log({t})"
             degr.append(InstanceResult(
                 {"pair": label, "t": str(t), "Delta_top": d_top},
-                Verdict.HOLDS if ok else Verdict.INCONCLUSIVE,
+                Verdict.HOLDS if ok else Verdict.REFUTED if bad else Verdict.INCONCLUSIVE,
                 f"ε' ≥ {delta}·ε (ε = {eps} ≈ {float(math.log(t)):.4f})",
                 f"exact sup ratio {fmt(ratio)} = t^{d_top}"
                 if exact else f"exact sup ratio {fmt(ratio)} ≠ t^{d_top}",
@@ -344,7 +378,7 @@ def _privacy(pop: Population, pairs: Sequence[tuple[str, Neighbour]], delta: int
                 ok_d = ratio >= E_UPPER and tv >= Fraction(1, 2)
                 detect.append(InstanceResult(
                     {"pair": label, "t": str(t)},
-                    Verdict.HOLDS if ok_d else Verdict.INCONCLUSIVE,
+                    Verdict.HOLDS if ok_d else Verdict.REFUTED,
                     "e^{ε'} ≥ e and TV ≥ 1/2 for every ε ≥ log(11/10) (< 0.1)",
                     f"e^{{ε'}} = {float(ratio):.4f}, TV = {float(tv):.4f} at t = 11/10; both "
                     f"increase with t",
@@ -385,20 +419,24 @@ def check_neyman(
 ) -> ClaimResult:
     """`printed`, `printed_neighbour`, `delta` are the printed numbers (mutation tests
     change them); `spec` replaces the synthetic population."""
-    pop = population_of(spec if spec is not None else SYNTHETIC)
+    fitted = spec is None
+    pop = population_of(SYNTHETIC if spec is None else spec)
     paper_nb = paper_neighbour(pop)
     st = [
         _cells("Neyman allocation of the (synthetic) CBP population, m = 10,000: "
-               f"{list(printed)}", printed, pop, rounding, "P"),
+               f"{list(printed)}", printed, pop, rounding, "P", fitted),
         _cells("allocation of E.1's neighbour (fewest employees -> 10,000): "
                f"{list(printed_neighbour)}", printed_neighbour, paper_nb.apply(pop), rounding,
-               "P'"),
+               "P'", fitted),
         _consistency(printed, printed_neighbour),
+        printed_difference(printed, printed_neighbour, delta),
     ]
     res = search(pop, rounding)
     st.append(_sensitivity(pop, res, paper_nb, delta, rounding))
-    pairs = [("P, most sensitive P'", res.neighbour), ("P, E.1's P'", paper_nb)]
-    st.extend(_privacy(pop, pairs, delta, rounding, budget))
+    # E.1's neighbour replaces one establishment (fewest employees → 10,000); releasing the
+    # top stratum's size has sensitivity 1 under both relations
+    st.extend(_privacy([("printed allocations (E.1)", Relation.REPLACE,
+                         printed_size_laws(printed, printed_neighbour))], delta, budget))
     return ClaimResult(CLAIM_ID, combine(st), tuple(st))
 
 

@@ -296,15 +296,16 @@ SCOPES: dict[str, Scope] = {
     ),
     "bun/sec7.2:neyman": Scope(
         "bun/sec7.2:neyman",
-        q("ε-DP release of the stratum sample sizes", "geometric noise, sensitivity 1",
-          "exhaustive"),
-        q("neighbouring populations (add-remove and replace)", "E.1's neighbour and the most "
-          "sensitive one by exhaustive search", "grid"),
-        q("the CBP population (microdata not published)", "a synthetic population", "grid"),
-        q("Neyman allocation, m = 10,000", "nearest, floor, ceil, within-1 rounding", "grid"),
+        q("ε-DP release of the stratum sample sizes", "geometric noise, sensitivity 1, on the "
+          "printed sizes (exact ratio t^Δ)", "exhaustive"),
+        q("neighbouring populations (add-remove and replace)", "the printed pair of "
+          "allocations (E.1's neighbour); the search on the synthetic population is a finding",
+          "grid"),
+        q("the CBP population (microdata not published)", "not covered: a synthetic population "
+          "fitted to the printed vectors cannot confirm them (cells inconclusive)",
+          "not covered", "the paper's microdata are not published"),
+        q("Neyman allocation, m = 10,000", "z3: ceil, nearest, floor, within-1 rounding on "
+          "the printed vectors", "exhaustive"),
         (eps_grid("ε > 0.1", "t ∈ {101/100, 21/20, 11/10, 3/2, 2}"),),
-        (Narrowing("the population is fitted to reproduce the two printed allocation vectors",
-                   "Neyman allocation is the optimal allocation method for the weighted mean",
-                   FITTED, "being widened", "other engineer (bun/neyman.py)"),),
     ),
 }
