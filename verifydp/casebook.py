@@ -16,8 +16,9 @@ from typing import Any
 from verifydp.claims import Budget, catalogue, get_claim
 from verifydp.claims.base import Verdict
 from verifydp.claims.bun.general import thm53_params
+from verifydp.claims.must.pair import hockey_stick_mixtures
 from verifydp.witness import base as sampling
-from verifydp.witness import group, pinq
+from verifydp.witness import gaussian_sum, group, pinq
 from verifydp.witness import regress as regress_witness
 from verifydp.witness.base import ReplayReport, WitnessFormatError, atomic_write, witness_size
 from verifydp.witness.instance import normal_params
@@ -66,6 +67,7 @@ KINDS: dict[str, Callable[[dict[str, Any]], ReplayReport]] = {
     "sampling": lambda obj: sampling.replay_json(obj, DERIVATIONS),
     "pinq-plan": pinq.replay_json,
     "group-profile": group.replay_json,
+    "gaussian-sum": lambda obj: gaussian_sum.replay_json(obj, hockey_stick_mixtures),
     "instance": replay_instance,
     regress_witness.KIND: regress_witness.replay_json,
 }

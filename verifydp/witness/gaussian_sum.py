@@ -112,7 +112,9 @@ class GaussianSumWitness:
             "clip": str(self.clip),
             "sigma": str(self.sigma),
             "epsilon": str(self.epsilon),
-            "mechanism": "Σ_j K_j v_j + N(0, σ²), K_j the copies of record j in the sample",
+            "mechanism": {"kind": KIND,
+                          "about": "releases Σ_j K_j v_j + N(0, σ²), K_j the copies of "
+                                   "record j (contribution v_j) in the design's sample"},
             "populations": {"P": _values_json(self.p_values),
                             "P_prime": _values_json(self.q_values)},
             "claimed_pair": {"P": _values_json(self.claimed_p),
