@@ -124,17 +124,34 @@ SCOPES: dict[str, Scope] = {
                        (q("ε = 1, Δ/σ = 1", "printed; ε ∈ {1/2, 2} searched", "exhaustive"),)),
     "must/sec3.3:pair": Scope(
         "must/sec3.3:pair",
-        q("the per-step Gaussian mechanism on clipped sums", "σ ∈ {1, 2}", "grid"),
-        q("every pair of neighbouring datasets (WLOG)", "pairs (x, x') ∈ {−1, −½, 0, ½, 1}² "
-          "of the differing record, other records fixed at 0", "grid"),
-        q("every dataset of clipped values", "n = 20, other records 0", "grid"),
+        q("the per-step Gaussian mechanism on clipped sums (contributions in [−C, C])",
+          "σ ∈ {1, 2}; 10-fold composition at σ = 2", "grid"),
+        q("every pair of neighbouring datasets (WLOG), both directions of the divergence",
+          "substitution: the differing record's x, x' ∈ {−1, −½, 0, ½, 1} (incl. ±C), both "
+          "directions", "grid",
+          "t ↦ −t and the reverse direction reduce the pairs exactly (claims/must/pair.py)"),
+        q("every dataset of clipped values",
+          "n = 20: every other record at c ∈ {−1, −½, 0, ½, 1} (incl. ±C), and three mixed "
+          "multisets of other records", "grid",
+          "the designs are exchangeable, so the other records enter through their multiset; "
+          "a refutation needs one realisable pair (witness: others at −C)"),
+        q("WR, MUST.OW, MUST.WW", "b = 5, m = 3", "grid"),
+        (eps_grid("ε > 0; k-fold composition", "ε ∈ {1/2, 1, 2}; k = 10 at ε ∈ {1, 2}"),),
+    ),
+    "must/sec3.3:pair:corrected": Scope(
+        "must/sec3.3:pair:corrected",
+        q("the per-step Gaussian mechanism on clipped sums (contributions in [−C, C])",
+          "σ ∈ {1, 2}", "grid"),
+        q("every substitution pair, both directions of the divergence",
+          "x, x' ∈ {−1, −½, 0, ½, 1} (incl. ±C), both directions", "grid"),
+        q("every dataset of clipped values",
+          "n = 20: every other record at c ∈ {−1, −½, 0, ½, 1}, and three mixed multisets "
+          "(rigorous); per-draw values of the other records on the grid (floats, tests)",
+          "grid",
+          "joint convexity reduces mixed other records to per-draw values y (module "
+          "docstring); that constant y is worst is checked, not proved"),
         q("WR, MUST.OW, MUST.WW", "b = 5, m = 3", "grid"),
         (eps_grid("ε > 0", "ε ∈ {1/2, 1, 2}"),),
-        (Narrowing("the other records are fixed at 0; the printed WLOG quantifies over every "
-                   "dataset",
-                   "we consider, WLOG,",
-                   "issue 14: being widened to non-zero other records",
-                   "being widened", "other engineer (must/pair.py)"),),
     ),
     "must/alg1": Scope(
         "must/alg1",
