@@ -382,16 +382,19 @@ def _direction(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb,
     # above the last cut: +∞ for the upper bound; its own bucket for the test
     lp[last - off] += p_above
     lq[last - off] += q_above
-    mean_p, mean_q, var = _moments(pm, qm, idx_lo, ha)
+    # cell midpoints: a cell's lower end biases the mean by about −h/2 per step, which over
+    # thousands of steps moved the windows off the bulk and its mass to +∞
+    mids = [(idx_lo[i] + idx_hi[i + 1]) / 2 for i in range(n)]
+    mean_p, mean_q, var = _moments(pm, qm, mids, ha)
     return _Step(up, flint.arb(p_above.upper()), lp, lq, off, mean_p, mean_q, math.sqrt(var))
 
 
-def _moments(pm: list[flint.arb], qm: list[flint.arb], idx: list[int],
+def _moments(pm: list[flint.arb], qm: list[flint.arb], mids: list[float],
              ha: flint.arb) -> tuple[float, float, float]:
     h = float(ha.mid())
     w = np.array([float(x.mid()) for x in pm])
     v = np.array([float(x.mid()) for x in qm])
-    s = np.array(idx[:-1], dtype=float) * h
+    s = np.array(mids, dtype=float) * h
     mp = float((w * s).sum() / max(w.sum(), 1e-300))
     mq = float((v * s).sum() / max(v.sum(), 1e-300))
     var = max(float((w * (s - mp) ** 2).sum() / max(w.sum(), 1e-300)),
