@@ -143,3 +143,34 @@ def test_bayes_theorems_hold_inline_typo_refuted():
 def test_bayes_mutants_caught(kw):
     res = k.check_bayes(FAST, inline=k.INLINE_742_CORRECTED, **kw)
     assert res.verdict is Verdict.REFUTED
+
+
+def test_gdp_mu_of_rho_is_judged_on_the_mechanism():
+    """Issue 14: μ = √(2ρ) was compared with 1/√(1/(2ρ)). Now the ρ-zCDP Gaussian
+    mechanism's own δ(ε) (hockey-stick integral) must equal the GDP curve at μ(ρ)."""
+    res = k.check_gdp(Budget())
+    mu_st = res.statements[3]
+    assert mu_st.verdict is Verdict.HOLDS and len(mu_st.instances) == 12
+    assert all("mechanism σ² = 1/(2ρ)" in i.actual for i in mu_st.instances)
+    mutant = k.check_gdp(FAST, mu_of_rho=_mu_sqrt_rho)
+    assert mutant.statements[3].verdict is Verdict.REFUTED
+
+    def mu_off_by_a_bit(rho):  # √(2ρ)·(1 + 1/1000): a near miss is still caught
+        return ba.mul(ba.sqrt(2 * rho), F(1001, 1000))
+
+    assert k.check_gdp(FAST, mu_of_rho=mu_off_by_a_bit).statements[3].verdict \
+        is Verdict.REFUTED
+
+
+def test_bayes_corrected_inline_is_derived_not_compared_with_itself():
+    """Issue 14: the corrected inline δ was compared with the constant it was defined as.
+    Now it is compared with the zCDP tail derived from the RDP bound by sympy, so a wrong
+    restatement fails even where it is not a named constant."""
+    derived, a_star = k.zcdp_tail_from_rdp()
+    assert sympy.simplify(a_star - (tails.EPS + tails.RHO) / (2 * tails.RHO)) == 0
+    assert sympy.simplify(sympy.log(derived) - sympy.log(tails.BAYES_ANY_ZCDP)) == 0
+    ok = k.check_bayes(Budget(), inline=k.INLINE_742_CORRECTED)
+    assert ok.statements[-1].verdict is Verdict.HOLDS
+    for wrong in (sympy.exp(-((tails.EPS - tails.RHO) ** 2) / (2 * tails.RHO)),
+                  sympy.exp(-((tails.EPS - tails.RHO / 2) ** 2) / (4 * tails.RHO))):
+        assert k.check_bayes(FAST, inline=wrong).statements[-1].verdict is Verdict.REFUTED

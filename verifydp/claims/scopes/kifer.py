@@ -7,12 +7,11 @@ from verifydp.claims.scope import Narrowing, Quantifier, Scope, q
 from verifydp.claims.scopes.common import (
     FOLLOW_UP,
     eps_grid,
+    formula,
     none,
     printed_cells,
 )
 
-FITTED = ("fitted/hard-coded check (issue 14 list): the checker reproduces a fixed instance "
-          "instead of quantifying over the printed domain; being replaced by another engineer")
 NEIGH = q("neighbouring datasets D1, D2", "the mechanism's pair of output laws", "exhaustive")
 FINITE = ("randomized response (t ∈ {11/10, 2, 3}), a 3-point mechanism, truncated geometric, "
           "Gaussian")
@@ -27,10 +26,10 @@ SCOPES: dict[str, Scope] = {
         "kifer/gdp", q("the Gaussian mechanism", "μ ∈ {1/2, 2}, ρ ∈ {1/10, 1/2, 0.1115, 2.63}",
                        "grid"),
         NEIGH, none(), none(),
-        (eps_grid("every ε, level, δ", "ε ∈ {0, 1, 3}; 3 levels; 3 δ"),),
-        (Narrowing("the curves are compared at a fixed handful of points",
-                   "Gaussian Mechanism and Gaussian Differential Privacy", FITTED,
-                   "being widened", "other engineer (kifer.py)"),),
+        (eps_grid("every ε, level, δ", "ε ∈ {0, 1, 3}; 3 levels; 3 δ"),
+         q("μ = √(2ρ)", "the ρ-zCDP Gaussian mechanism's own δ(ε) (hockey-stick integral) vs "
+           "the GDP curve at μ(ρ), ρ ∈ {1/8, 1/2, 9/8, 2}, ε ∈ {0, 1, 3}; zCDP of σ² = 1/(2ρ) "
+           "by sympy", "grid")),
     ),
     "kifer/zcdp-tail": Scope(
         "kifer/zcdp-tail",
@@ -107,10 +106,8 @@ SCOPES: dict[str, Scope] = {
                "results; the grid checks the encoding"),
         q("every prior, record r, output ω", "6 priors (incl. correlated), r ∈ {0, 1}, "
           "ω ∈ {0, 1, 2}", "grid"), none(), none(),
-        (eps_grid("ε, α, ρ, δ", "8 values of e^ε; α ∈ {2, 3}; ρ ∈ {1/8, 1/2, 2, 2.63}"),),
-        (Narrowing("the corrected inline bound is compared on a fixed grid fitted to the "
-                   "theorem's zCDP case",
-                   "7.4.2 Bayesian semantics for arbitrary priors", FITTED, "being widened",
-                   "other engineer (kifer.py)"),),
+        (eps_grid("ε, α, ρ, δ", "8 values of e^ε; α ∈ {2, 3}; ρ ∈ {1/8, 1/2, 2, 2.63}"),
+         formula("the inline δ = e^{−(ε−ρ)²/(4ρ)}", "sympy identity with the zCDP tail derived "
+                 "as min over α of e^{(α−1)(αρ−ε)}; points ρ ∈ {1/2, 2.63}, ε/ρ ∈ {3/2, 4}")),
     ),
 }
