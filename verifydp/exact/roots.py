@@ -208,9 +208,18 @@ def refine_root(ev: Evaluator, coef: Coefficients, a: Fraction, b: Fraction | No
         else:
             raise Uncertified("no certified point beyond the last root")
     for _ in range(steps):
-        mid = (lo + hi) / 2 if lo > 0 else hi / 256
-        s = sign_at(ev, coef, mid)
-        if not s:
+        if lo > 0:  # off-centre tries: a rational root at the midpoint leaves it undecided
+            tries = [(lo + hi) / 2, lo + (hi - lo) * 3 / 7, lo + (hi - lo) * 4 / 7]
+        else:
+            tries = [hi / 256]
+        mid, s = tries[0], None
+        for mid in tries:
+            s = sign_at(ev, coef, mid)
+            if s is not None:
+                break
+        if s == 0:
+            return RootBracket(mid, mid)  # h(mid) is exactly 0 (a point interval)
+        if s is None:
             break  # undecided here: the bracket is as tight as this precision allows
         if s == s_left:
             lo = mid
