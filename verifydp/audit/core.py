@@ -7,7 +7,11 @@ e^ε) and on a grid of ε for the plots; then red flags, a nearby better design 
 one, and a replayable witness whenever the instance violates the target.
 
 Soundness: verdicts compare certified brackets only (exact rationals and rigorous intervals);
-the floats in the report are for display.
+the floats in the report are for display. A catalogued theorem is applied only under its
+checked hypotheses (verifydp.audit.bounds); each applied upper bound is then evaluated at the
+instance's own parameters and confronted with the certified worst case there: a bound below
+the certified lower bound is a contradiction (a refutation of that application, issue 14
+item 3), reported with its numbers and never counted as "met".
 """
 
 from __future__ import annotations
@@ -25,11 +29,20 @@ import sympy
 from verifydp.audit.bounds import Bound, best_lower, best_upper, catalogue_bounds, copies_law
 from verifydp.audit.flags import red_flags
 from verifydp.audit.instance import Instance, Scenario, build_instance
-from verifydp.audit.report import ExactPoint, HockeyPoint, Report, Suggestion, Verdicts
+from verifydp.audit.report import (
+    NEITHER_TOL,
+    Contradiction,
+    ExactPoint,
+    HockeyPoint,
+    Report,
+    Suggestion,
+    Verdicts,
+    exact_text,
+)
 from verifydp.audit.spec import AuditSpec, DesignFileError, build_design, load_design
 from verifydp.designs import DesignError
 from verifydp.epsilon import EpsSpec
-from verifydp.exact.special import brackets_for_eps
+from verifydp.exact.special import brackets_for_eps, exp_bracket
 from verifydp.population import Relation
 from verifydp.witness import Witness, write_witness
 from verifydp.worstcase import MechanismClass, RegionTooLarge, worst_case_hockey, worst_case_ratio
@@ -54,14 +67,16 @@ def _t_of(eps: Fraction) -> Fraction:
 
 
 def _solve_ratio(scenarios: tuple[Scenario, ...], laws: list[Any], spec: AuditSpec,
-                 t_lo: Fraction, t_hi: Fraction, label: float) -> ExactPoint:
+                 t_lo: Fraction, t_hi: Fraction, label: float,
+                 eps: Fraction | None = None) -> ExactPoint:
     mclass = MechanismClass(spec.base.relation, t_lo, t_hi)
     best: ExactPoint | None = None
     for sc, (lp, lq) in zip(scenarios, laws, strict=True):
         wc = worst_case_ratio(lp, lq, mclass, max_points=MAX_LP_POINTS, classes=sc.classes())
         w = wc.worst
         pt = ExactPoint(label, t_lo, t_hi, w.lower, wc.upper, sc,
-                        "forward" if w is wc.forward else "backward", w.witness, wc.lp_points)
+                        "forward" if w is wc.forward else "backward", w.witness, wc.lp_points,
+                        eps)
         if best is None or pt.beats(best):
             best = pt
     assert best is not None
@@ -69,7 +84,8 @@ def _solve_ratio(scenarios: tuple[Scenario, ...], laws: list[Any], spec: AuditSp
 
 
 def _solve_hockey(scenarios: tuple[Scenario, ...], laws: list[Any], spec: AuditSpec,
-                  tp_lo: Fraction, tp_hi: Fraction, label: float) -> HockeyPoint:
+                  tp_lo: Fraction, tp_hi: Fraction, label: float,
+                  eps: Fraction | None = None) -> HockeyPoint:
     t_lo, t_hi = coarse_bracket(spec.base.epsilon)
     mclass = MechanismClass(spec.base.relation, t_lo, t_hi, spec.base.delta)
     best: HockeyPoint | None = None
@@ -78,7 +94,7 @@ def _solve_hockey(scenarios: tuple[Scenario, ...], laws: list[Any], spec: AuditS
                                classes=sc.classes())
         w = wc.worst
         pt = HockeyPoint(label, tp_lo, tp_hi, w.lower or Fraction(0), wc.upper, sc,
-                         "forward" if w is wc.forward else "backward", w.witness)
+                         "forward" if w is wc.forward else "backward", w.witness, eps)
         if best is None or pt.lower > best.lower:
             best = pt
     assert best is not None
@@ -103,39 +119,126 @@ def _copies(spec: AuditSpec) -> Fraction | None:
     return None if law is None else 1 - law.prob(0) - law.prob(1)
 
 
+def _instance_spec(spec: AuditSpec, sc: Scenario) -> AuditSpec | None:
+    """The design file restated at the instance's own parameters (the scenario's population
+    size and scaled design), so that a theorem stated for every population can be evaluated
+    where the exact worst case was computed. None for designs whose instance is not one
+    population of the same kind (stratified, Neyman, PPS, fixed-order systematic)."""
+    shape, p = sc.shape, spec.params
+    if spec.kind in ("poisson", "srswor", "srswr", "proportional", "systematic-random") or \
+            spec.kind.startswith("must-"):
+        params = {k: (Fraction(shape[k]) if isinstance(v, Fraction) else shape[k])
+                  if k in shape else v for k, v in p.items()}
+        return dataclasses.replace(spec, size=int(shape["N"]), params=params, design=sc.design)
+    if spec.kind == "random-size":
+        law = dict(sc.design.size_law)  # type: ignore[attr-defined]
+        return dataclasses.replace(spec, size=int(shape["N"]), params={**p, "size_law": law},
+                                   design=sc.design)
+    if spec.kind == "cluster-srs":
+        sizes = tuple(int(x) for x in shape["cluster sizes"])
+        return dataclasses.replace(spec, size=sum(sizes), clusters=sizes,
+                                   params={**p, "ell": int(shape["ell"])}, design=sc.design)
+    return None
+
+
+def _exp_hi(x: Fraction) -> Fraction:
+    return exp_bracket(x).hi
+
+
+def contradictions(spec: AuditSpec, points: list[ExactPoint], hockey: list[HockeyPoint],
+                   neyman_delta: int | None = None) -> tuple[Contradiction, ...]:
+    """Applied upper bounds, evaluated at the instance's parameters, that the certified worst
+    case of the instance refutes. A pure bound (δ' = 0) is confronted with the certified lower
+    bound of e^{ε'} at each exact point; a bound stating δ' > 0 with the certified lower bound
+    of δ'(ε'') at every exact ε'' ≥ its ε' (δ' is non-increasing in ε'). The exact points are
+    over ε-DP base mechanisms under the design file's relation on the instance's pairs, which
+    the theorem's hypotheses (checked on the restated design) cover."""
+    out: list[Contradiction] = []
+    cache: dict[str, list[Bound]] = {}
+
+    def bounds_for(sc: Scenario) -> list[Bound]:
+        if sc.label not in cache:
+            ispec = _instance_spec(spec, sc)
+            cache[sc.label] = [] if ispec is None else [
+                b for b in catalogue_bounds(ispec, neyman_delta)
+                if b.applies and b.direction == "upper" and b.expr is not None]
+        return cache[sc.label]
+
+    for p in points:
+        eps = p.eps if p.eps is not None else spec.base.epsilon
+        for b in bounds_for(p.scenario):
+            if b.delta_prime is not None and b.delta_prime.hi > 0:
+                continue  # an (ε', δ') statement: confronted with δ'(ε') below
+            br = b.eps_prime(eps)
+            if br is not None and (p.lower is None or _exp_hi(br.hi) < p.lower):
+                out.append(Contradiction(b.claim, "upper", f"ε = {exact_text(eps)}", br,
+                                         (None if p.lower is None else p.lower,
+                                          p.upper), p.scenario.label))
+    for h in hockey:  # solved for the base ε's class
+        for b in bounds_for(h.scenario):
+            br = b.eps_prime(spec.base.epsilon)
+            dp = b.delta_prime if b.delta_prime is not None else None
+            if br is None or dp is None:
+                continue
+            if h.tp_lo >= _exp_hi(br.hi) and h.lower > dp.hi:
+                out.append(Contradiction(b.claim, "upper", f"δ'(ε' = {h.eps_text}), base ε = "
+                                         f"{exact_text(spec.base.epsilon)}", dp,
+                                         (h.lower, h.upper), h.scenario.label, "delta_prime"))
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for c in out:
+        if (c.claim, c.at) not in seen:
+            seen.add((c.claim, c.at))
+            unique.append(c)
+    return tuple(unique)
+
+
+def _effect_delta(at_base: HockeyPoint, d: Fraction) -> str:
+    """(ε, δ) base: δ'(ε) of the design against δ, from certified brackets only."""
+    if at_base.lower > d:
+        return "degrades"
+    if at_base.upper is not None and at_base.upper < d:
+        return "amplifies"
+    if at_base.upper is not None and at_base.lower >= d * (1 - NEITHER_TOL) and \
+            at_base.upper <= d * (1 + NEITHER_TOL):
+        return "neither"
+    return "undetermined"
+
+
 def _verdicts(spec: AuditSpec, main: ExactPoint | None, hockey: HockeyPoint | None,
-              at_base: HockeyPoint | None, bounds: list[Bound]) -> Verdicts:
-    """`hockey`: δ'(ε') at the target ε'; `at_base`: δ'(ε) at ε' = ε (bases with δ > 0)."""
+              at_base: HockeyPoint | None, bounds: list[Bound],
+              contra: tuple[Contradiction, ...] = ()) -> Verdicts:
+    """`hockey`: δ'(ε') at the target ε'; `at_base`: δ'(ε) at ε' = ε (bases with δ > 0).
+    Bounds contradicted on the instance count for nothing at full size."""
     eps, target = spec.base.epsilon, spec.target
-    t_lo, t_hi = brackets_for_eps(eps)
     tt_lo, tt_hi = brackets_for_eps(target.epsilon)
-    up = best_upper(bounds, eps)
+    bad = frozenset(c.claim for c in contra)
+    up = best_upper(bounds, eps, bad)
     low = best_lower(bounds, eps)
-    effect = "undetermined"
+    effect, why = "undetermined", []
     if main is not None:
-        lo_r, up_r = main.lower, main.upper
-        if lo_r is None or lo_r > t_hi:
-            effect = "degrades"
-        elif up_r is not None and up_r < t_lo:
-            effect = "amplifies"
-        else:
-            effect = "neither"
-    elif at_base is not None:  # (ε, δ) base: compare δ'(ε) with δ
-        d = spec.base.delta
-        effect = ("degrades" if at_base.lower > d else "amplifies"
-                  if at_base.upper is not None and at_base.upper < d else "neither")
+        effect = main.effect
+        if effect == "undetermined":
+            why.append(main.why_undetermined())
+    elif at_base is not None:
+        effect = _effect_delta(at_base, spec.base.delta)
     if target.delta == 0 and main is not None:
         lo_r, up_r = main.lower, main.upper
         target_inst = ("violated" if lo_r is None or lo_r > tt_hi else "met"
                        if up_r is not None and up_r <= tt_lo else "undetermined")
+        if target_inst == "undetermined":
+            why.append(f"the certified bracket of e^ε' on the instance, "
+                       f"[{float(lo_r):.6g}, {float(up_r or math.inf):.6g}], contains "
+                       f"e^ε' at the target ε' = {exact_text(target.epsilon)}")
     else:
         target_inst = _hockey_target(hockey, target.delta)
     full = "undetermined"
     if low is not None and low[1].lo > target.epsilon:
         full = "violated"
-    elif any(_meets(b, eps, target.epsilon, target.delta) for b in bounds):
+    elif any(_meets(b, eps, target.epsilon, target.delta) for b in bounds
+             if b.claim not in bad):
         full = "met"
-    return Verdicts(effect, target_inst, full, up, low)
+    return Verdicts(effect, target_inst, full, up, low, "; ".join(why))
 
 
 def _meets(b: Bound, eps: Fraction, t_eps: Fraction, t_delta: Fraction) -> bool:
@@ -306,25 +409,29 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
 
     scen = inst.scenarios
     if spec.base.delta == 0:
-        main = attempt(f"exact worst case at ε = {float(eps):g}",
-                       lambda: _solve_ratio(scen, laws, spec, t_lo, t_hi, float(eps)))
+        main = attempt(f"exact worst case at ε = {exact_text(eps)}",
+                       lambda: _solve_ratio(scen, laws, spec, t_lo, t_hi, float(eps), eps))
         if main is not None:  # points[0] is the base ε
             points.append(main)
             for e in _grid(spec) if grid else []:
-                t = _t_of(e)
-                pt = attempt(f"exact worst case at ε ≈ {math.log(t):.3g}",
-                             lambda t=t: _solve_ratio(scen, laws, spec, t, t, math.log(t)))
+                # solved at the rigorous bracket of e^ε, so the point is at the user's ε
+                lo_e, hi_e = coarse_bracket(e)
+                pt = attempt(f"exact worst case at ε = {exact_text(e)}",
+                             lambda lo_e=lo_e, hi_e=hi_e, e=e: _solve_ratio(
+                                 scen, laws, spec, lo_e, hi_e, float(e), e))
                 if pt is not None:
                     points.append(pt)
     base_hockey = target_hockey = None
     if spec.base.delta > 0:
-        base_hockey = attempt(f"exact δ'(ε') at ε' = ε = {float(eps):g}",
-                              lambda: _solve_hockey(scen, laws, spec, t_lo, t_hi, float(eps)))
+        base_hockey = attempt(f"exact δ'(ε') at ε' = ε = {exact_text(eps)}",
+                              lambda: _solve_hockey(scen, laws, spec, t_lo, t_hi, float(eps),
+                                                    eps))
     if spec.base.delta > 0 or spec.target.delta > 0 or grid:
         tt_lo, tt_hi = coarse_bracket(spec.target.epsilon)
         target_hockey = attempt(
-            f"exact δ'(ε') at ε' = {float(spec.target.epsilon):g}",
-            lambda: _solve_hockey(scen, laws, spec, tt_lo, tt_hi, float(spec.target.epsilon)))
+            f"exact δ'(ε') at ε' = {exact_text(spec.target.epsilon)}",
+            lambda: _solve_hockey(scen, laws, spec, tt_lo, tt_hi, float(spec.target.epsilon),
+                                  spec.target.epsilon))
         top = main.eps_prime_upper() if main is not None else None
         reach = (Fraction(top).limit_denominator(1000) if top and math.isfinite(top)
                  else spec.target.epsilon * 2)
@@ -336,7 +443,9 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
                 if hp is not None:
                     hockey_pts.append(hp)
     hockey_pts += [h for h in (base_hockey, target_hockey) if h is not None]
-    verdicts = _verdicts(spec, main, target_hockey, base_hockey, bounds)
+    hockey_pts = sorted(hockey_pts, key=lambda h: h.label)
+    contra = contradictions(spec, points, hockey_pts, _neyman_delta(inst))
+    verdicts = _verdicts(spec, main, target_hockey, base_hockey, bounds, contra)
     flags = red_flags(spec, _copies(spec))
     suggestion = _suggest(spec, main, step)
     witness = _witness(spec, main, target_hockey, verdicts)
@@ -344,6 +453,5 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
     if witness is not None and witness_dir is not None:
         step("writing witness")
         path = write_witness(witness, Path(witness_dir))
-    return Report(spec, inst, bounds, points, sorted(hockey_pts, key=lambda h: h.label),
-                  verdicts, flags, suggestion, witness, str(path) if path else None,
-                  tuple(notes))
+    return Report(spec, inst, bounds, points, hockey_pts, verdicts, flags, suggestion,
+                  witness, str(path) if path else None, tuple(notes), contra)
