@@ -1,19 +1,28 @@
-"""MUST §3.3: the printed per-step pair (6)–(7) against all clipped-sum pairs."""
+"""MUST §3.3: the printed per-step pair (6)–(7) against every realisable substitution pair
+(must/sec3.3:pair, refuted; must/sec3.3:pair:corrected)."""
 
 from __future__ import annotations
 
+import copy
+import itertools
+import json
 from fractions import Fraction
+from pathlib import Path
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import integrate
 from scipy.stats import norm
 
+from verifydp.casebook import replay_object
 from verifydp.claims.base import Budget, Verdict
 from verifydp.claims.must import pair as mp
 from verifydp.designs.must import k_law
+from verifydp.witness.gaussian_sum import sum_laws
 
 F = Fraction
+WITNESS = Path(__file__).resolve().parents[2] / "counterexamples" / "must_sec3.3_pair.json"
 
 
 @pytest.fixture(scope="module")
@@ -22,19 +31,96 @@ def result():
 
 
 def test_registered():
-    assert [c.id for c in mp.CLAIMS] == ["must/sec3.3:pair"]
-    assert mp.CLAIMS[0].paper == "must"
+    assert [c.id for c in mp.CLAIMS] == ["must/sec3.3:pair", "must/sec3.3:pair:corrected"]
+    assert {c.paper for c in mp.CLAIMS} == {"must"}
 
 
-def test_printed_pair_is_worst_on_grid(result):
-    assert result.verdict is Verdict.HOLDS, result.summary()
-    assert len(result.instances) == 18
-    assert all(i.verdict is Verdict.HOLDS for i in result.instances)
+def test_printed_pair_refuted_everywhere(result):
+    assert result.verdict is Verdict.REFUTED, result.summary()
+    single, comp = result.statements
+    assert len(single.instances) == 18 and len(comp.instances) == 6
+    assert all(i.verdict is Verdict.REFUTED for i in result.instances)
+    # the worst realisable pair sits at the edge −C (a grid without ±C would miss it)
+    assert all("others {-1×19}" in i.actual for i in single.instances)
+    w = result.witness
+    assert w is not None and w.p_values == ((F(1), 1), (F(-1), 19))
+    assert w.actual_delta.lo > w.claimed_delta.hi
 
 
-def _float_hs(scheme, n, b, m, sigma, eps, pair):
-    law = [(int(k), float(p)) for k, p in k_law(scheme, n, b, m)]
-    x, xp = (float(v) for v in pair)
+# ---------------------------------------------------------------- independent computation
+
+
+def _brute_wr_law(values, m):
+    """Law of the sum of m uniform draws with replacement from the listed records."""
+    n = len(values)
+    acc = {}
+    for seq in itertools.product(range(n), repeat=m):
+        s = sum(values[i] for i in seq)
+        acc[s] = acc.get(s, F(0)) + F(1, n**m)
+    return acc
+
+
+def _mp_hs(p, q, sigma, eps):
+    """δ_{P‖Q}(ε) by mpmath quadrature at 40 digits, split at the crossings found densely."""
+    with mpmath.workdps(40):
+        c = mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator)
+        s = mpmath.mpf(sigma.numerator) / sigma.denominator
+
+        def g(t):
+            pv = sum(mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(t, float(mu), s)
+                     for mu, w in p.items())
+            qv = sum(mpmath.mpf(w.numerator) / w.denominator * mpmath.npdf(t, float(mu), s)
+                     for mu, w in q.items())
+            return pv - c * qv
+
+        grid = [mpmath.mpf(x) / 8 for x in range(-40 * 8, 40 * 8 + 1)]
+        vals = [g(t) for t in grid]
+        cuts = [grid[0]]
+        for a, b, va, vb in zip(grid, grid[1:], vals, vals[1:], strict=False):
+            if (va > 0) != (vb > 0):
+                cuts.append(mpmath.findroot(g, (a, b), solver="anderson"))
+        cuts.append(grid[-1])
+        total = mpmath.mpf(0)
+        for a, b in zip(cuts, cuts[1:], strict=False):
+            if g((a + b) / 2) > 0:
+                total += mpmath.quad(g, [a, b])
+        return float(total)
+
+
+@pytest.mark.parametrize(("others", "beats_printed"), [
+    ((F(-1),) * 19, True),
+    ((F(0),) * 19, False),  # the printed pair itself
+    ((F(-1),) * 10 + (F(1),) * 9, False),  # mixed: the likelihood ratio stays below (11/10)³
+])
+def test_verdict_agrees_with_brute_force_and_quadrature(others, beats_printed):
+    """WR(20, 3): the laws by enumerating all 20³ draw sequences, δ by mpmath quadrature, both
+    directions; the checker's brackets agree, and so does the comparison with (6)–(7)."""
+    sigma, eps = F(2), F(1)
+    lp = _brute_wr_law([F(1), *others], 3)
+    lq = _brute_wr_law([F(-1), *others], 3)
+    vals = sorted(set(others))
+    rest = tuple((v, others.count(v)) for v in vals)
+    p, q = sum_laws(mp.design_of("wr", None, 3), ((F(1), 1), *rest), ((F(-1), 1), *rest))
+    assert dict(p) == lp and dict(q) == lq
+    for a, b in ((lp, lq), (lq, lp)):
+        br = mp.hockey_stick_mixtures(tuple(a.items()), tuple(b.items()), sigma, eps)
+        ref = _mp_hs(a, b, sigma, eps)
+        assert abs(float(br.lo) - ref) <= 1e-12 + 1e-9 * ref and br.width < F(1, 10**15)
+    printed = _mp_hs(*(_brute_wr_law([v, *[F(0)] * 19], 3) for v in (F(1), F(-1))), sigma, eps)
+    worst = max(_mp_hs(lp, lq, sigma, eps), _mp_hs(lq, lp, sigma, eps))
+    assert (worst > printed) is beats_printed
+
+
+def test_two_routes_to_the_law_agree():
+    """Other records all at c: the law of K route equals the design's sample law."""
+    for scheme, n, b, m in mp.INSTANCES:
+        for x, xp, c in [(F(1), F(-1), F(-1)), (F(1, 2), F(0), F(1)), (F(-1), F(1), F(1, 2))]:
+            ours = mp.others_pair_laws(scheme, n, b, m, x, xp, c)
+            design = mp.design_of(scheme, b, m)
+            assert sum_laws(design, ((x, 1), (c, n - 1)), ((xp, 1), (c, n - 1))) == ours
+
+
+def _float_hs(law, x, xp, sigma, eps):
     c = np.exp(float(eps))
 
     def g(t):
@@ -42,18 +128,17 @@ def _float_hs(scheme, n, b, m, sigma, eps, pair):
         q = sum(w * norm.pdf(t, k * xp, float(sigma)) for k, w in law)
         return max(p - c * q, 0.0)
 
-    pts = [k * v for k, _ in law for v in (x, xp)]
-    val, _ = integrate.quad(g, -40, 40, points=sorted(set(pts)), limit=400, epsabs=1e-13)
-    return val
+    pts = sorted({k * v for k, _ in law for v in (x, xp)})
+    return integrate.quad(g, -40, 40, points=pts, limit=400, epsabs=1e-13)[0]
 
 
-@pytest.mark.parametrize("pair", [(F(1), F(-1)), (F(1), F(1, 2)), (F(1, 2), F(0))])
+@pytest.mark.parametrize("pair", [(F(1), F(-1)), (F(1), F(1, 2)), (F(2), F(0))])
 @pytest.mark.parametrize("eps", [F(1, 10), F(1)])
 def test_bracket_matches_quadrature(pair, eps):
+    law = [(int(k), float(p)) for k, p in k_law("must-ow", 20, 5, 3)]
     br = mp.hockey_stick("must-ow", 20, 5, 3, F(1), eps, pair)
     assert br.width < F(1, 10**12)
-    ref = _float_hs("must-ow", 20, 5, 3, 1, eps, pair)
-    assert abs(float(br.lo) - ref) < 1e-9
+    assert abs(float(br.lo) - _float_hs(law, float(pair[0]), float(pair[1]), 1, eps)) < 1e-9
 
 
 def test_symmetries():
@@ -61,23 +146,93 @@ def test_symmetries():
     a = mp.hockey_stick("wr", 20, None, 3, F(2), F(1), (F(1), F(-1)))
     b = mp.hockey_stick("wr", 20, None, 3, F(2), F(1), (F(-1), F(1)))
     assert a.lo <= b.hi and b.lo <= a.hi
-    # (x, -x) with sigma is (1, -1) with sigma / x (post-processing by scaling)
-    c = mp.hockey_stick("must-ow", 20, 5, 3, F(1), F(1, 2), (F(1, 2), F(-1, 2)))
-    d = mp.hockey_stick("must-ow", 20, 5, 3, F(2), F(1, 2), (F(1), F(-1)))
+    # others at c: the pair (x − c, x' − c) with others at 0 (a shift of the output)
+    c = mp.hockey_stick("must-ww", 20, 5, 3, F(1), F(1, 2), (F(1), F(-1)), c=F(-1))
+    d = mp.hockey_stick("must-ww", 20, 5, 3, F(1), F(1, 2), (F(2), F(0)))
     assert c.lo <= d.hi and d.lo <= c.hi
 
 
 def test_non_monotone_ratio_handled():
-    # (1, 1/2): P/Q -> 1 at t -> -inf and dips below 1, so Q‖P (= P‖Q of (-1/2, -1) by
-    # mirroring) has a bounded region {Q > e^ε P} at small ε: two roots, not one
+    # (1, 1/2): P/Q -> 1 at t -> -inf and dips below 1: a bounded region {Q > e^ε P}
+    law = [(int(k), float(p)) for k, p in k_law("must-ow", 20, 5, 3)]
     for pair in [(F(-1, 2), F(-1)), (F(1), F(1, 2))]:
         br = mp.hockey_stick("must-ow", 20, 5, 3, F(1), F(1, 100), pair)
-        ref = _float_hs("must-ow", 20, 5, 3, 1, F(1, 100), pair)
+        ref = _float_hs(law, float(pair[0]), float(pair[1]), 1, F(1, 100))
         assert br.lo > 0 and abs(float(br.lo) - ref) < 1e-9
 
 
-@pytest.mark.parametrize("mutant", [(F(1), F(0)), (F(1), F(-1, 2)), (F(1, 2), F(-1, 2))])
-def test_mutant_worst_pair_refuted(mutant):
-    res = mp.check_pair(Budget(fail_fast=True), mutant)
+# ---------------------------------------------------------------- mutants
+
+
+@pytest.fixture
+def one_scheme(monkeypatch):
+    monkeypatch.setattr(mp, "INSTANCES", (("wr", 20, None, 3),))
+
+
+def test_mutant_others_at_zero_misses_it(one_scheme):
+    """The narrowed checker (others fixed at 0, no mixed datasets) says holds, no witness."""
+    narrowed = mp.check_pair(Budget(), others=mp.ZERO_ONLY, mixed=False, compose=False)
+    assert narrowed.verdict is Verdict.HOLDS and narrowed.witness is None
+    wide = mp.check_pair(Budget(fail_fast=True), compose=False)
+    assert wide.verdict is Verdict.REFUTED and wide.witness is not None
+
+
+@pytest.mark.parametrize("mutant", [(F(1), F(0)), (F(1, 2), F(-1, 2))])
+def test_mutant_worst_pair_refuted(one_scheme, mutant):
+    res = mp.check_pair(Budget(fail_fast=True), mutant, others=mp.ZERO_ONLY, mixed=False,
+                        compose=False)
     assert res.verdict is Verdict.REFUTED, res.summary()
-    assert "(1, -1)" in res.summary()
+
+
+def test_corrected_holds(one_scheme):
+    res = mp.check_corrected(Budget())
+    assert res.verdict is Verdict.HOLDS, res.summary()
+    assert len(res.instances) == 6
+
+
+# ---------------------------------------------------------------- the witness
+
+
+def test_witness_replays():
+    obj = json.loads(WITNESS.read_text(encoding="utf-8"))
+    assert replay_object(obj).confirmed
+
+
+@pytest.mark.parametrize("tamper", ["clip", "not-neighbours", "same-pair"])
+def test_tampered_witness_rejected(tamper):
+    obj = copy.deepcopy(json.loads(WITNESS.read_text(encoding="utf-8")))
+    if tamper == "clip":
+        obj["populations"]["P"][0]["value"] = "3/2"
+    elif tamper == "not-neighbours":
+        obj["populations"]["P"][1]["value"] = "1/2"
+    else:
+        obj["populations"] = obj["claimed_pair"]
+    assert not replay_object(obj).confirmed
+
+
+def test_slot_search_constant_is_worst():
+    """Floats, search only (the reduction of module pair's docstring): WR(20, 3), per-draw
+    values y of the other records on the grid, every (x, x'), both directions; no y beats
+    the constant y = −1 with (1, −1), i.e. the corrected pair."""
+    ts = np.linspace(-30, 30, 24001)
+    sigma, eps, n, grid = 2.0, 1.0, 20, [-1, -0.5, 0, 0.5, 1]
+
+    def law(x, ys):
+        d = {}
+        for hit in itertools.product((0, 1), repeat=3):
+            pr = np.prod([1 / n if h else 1 - 1 / n for h in hit])
+            s = sum(x if h else y for h, y in zip(hit, ys, strict=True))
+            d[s] = d.get(s, 0) + pr
+        return sum(w * norm.pdf(ts, mu, sigma) for mu, w in d.items())
+
+    def hs(p, q):
+        return np.trapezoid(np.maximum(p - np.exp(eps) * q, 0), ts)
+
+    best = (0.0, None)
+    for ys in itertools.combinations_with_replacement(grid, 3):
+        dens = {x: law(x, ys) for x in grid}
+        for x, xp in itertools.permutations(grid, 2):
+            v = hs(dens[x], dens[xp])
+            if v > best[0] + 1e-12:
+                best = (v, (x, xp, ys))
+    assert best[1] in [(1, -1, (-1, -1, -1)), (-1, 1, (1, 1, 1))]
