@@ -16,6 +16,9 @@ few explicit pairs, and the report says the worst case is over those pairs.
 
 from __future__ import annotations
 
+import math
+import time
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil, floor
@@ -33,8 +36,14 @@ from verifydp.designs import (
     TwoStageCluster,
 )
 from verifydp.designs.allocation import round_allocation
+from verifydp.designs.must import k_law_head
 from verifydp.designs.neyman import SearchResult, most_sensitive_neighbour
+from verifydp.exact.dist import FiniteDist
+from verifydp.exact.special import brackets_for_eps
 from verifydp.population import Population, PopulationPair, RecordType, Relation
+from verifydp.worstcase import MechanismClass, RegionTooLarge
+from verifydp.worstcase import fullsize as fs
+from verifydp.worstcase.lp import LPFailure
 from verifydp.worstcase.scenario import Scenario
 
 CLUSTER_CAP = 4  # records per cluster in the scaled instance (the LP grows fast beyond)
@@ -398,3 +407,180 @@ def build_instance(spec: AuditSpec) -> Instance:
     if spec.kind == "systematic-fixed":
         return _systematic_fixed(spec)
     return _simple(spec)
+
+
+# ---------------------------------------------------------------- the full size (issue 16)
+
+MUST_K_WORK = 4 * 10**5  # b·m beyond which the exact law of K (MUST.WO/WW) is not computed
+
+
+@dataclass(frozen=True)
+class FullSize:
+    """The design file's own N reduced to orbits (docs/foundations.md#fact-8), or why not."""
+
+    orbits: tuple[fs.Orbit, ...]
+    note: str
+    reach: str | None = None  # None: reduced; otherwise the limit that was hit
+
+
+@dataclass(frozen=True)
+class FullSizeAnswer:
+    """The certified answer at full size for the target: `quantity` is "ratio" (e^{ε'} of
+    the worst case, pure ε) or "delta" (δ' at the target ε'); None ends mean +∞/unknown."""
+
+    plan: FullSize
+    quantity: str
+    bracket: fs.FullBracket | None
+    verdict: str  # violated | met | undetermined
+    seconds: float
+
+    def text(self) -> str:
+        if self.bracket is None:
+            return f"at full size: undetermined ({self.plan.reach or self.plan.note})"
+        b = self.bracket
+        if self.quantity == "ratio":
+            lo = "∞" if b.lower is None else f"{math.log(b.lower):.6g}"
+            hi = "∞" if b.upper is None else f"{math.log(b.upper):.6g}"
+            what = "ε'"
+        else:
+            lo = f"{float(b.lower or 0):.6g}"
+            hi = "unknown" if b.upper is None else f"{float(b.upper):.6g}"
+            what = "δ' at the target ε'"
+        scope = "" if b.complete else " (lower bound only: " + self.plan.note + ")"
+        return (f"at full size (exact over all base mechanisms, {b.points} orbit points, "
+                f"{self.seconds:.1f} s): {what} ∈ [{lo}, {hi}]{scope}; target "
+                f"{self.verdict}; worst pair: {b.worst}")
+
+
+def _wor_both(n: int, size_of: fs.SizeLaw, protect: Relation, what: str) -> list[fs.Orbit]:
+    return fs.stratum_pairs(n, size_of, protect, what)
+
+
+def full_size_plan(spec: AuditSpec) -> FullSize:
+    """The orbits of the design file at its own N, for every catalogued neighbouring pair the
+    relation allows (both orientations of add-remove, every stratum and cluster-size class)."""
+    kind, p, n, protect = spec.kind, spec.params, spec.size, spec.protect
+    base = spec.base.relation
+    try:
+        if kind == "poisson":
+            if base is not Relation.ADD_REMOVE:
+                return FullSize((), "", "Poisson under a replace base mechanism: the sample "
+                                f"size is visible (N + 1 = {n + 1} size layers); not reduced")
+            return FullSize(tuple(fs.poisson_add_remove(p["q"], protect)),
+                            "Poisson: N does not matter (fact 8, independent part)")
+        if kind in ("srswor", "random-size", "proportional"):
+            if kind == "srswor":
+                def size_of(_k: int) -> FiniteDist[int]:
+                    return FiniteDist.point(p["m"])
+            elif kind == "random-size":
+                law = FiniteDist.from_pairs(p["size_law"].items())
+
+                def size_of(_k: int) -> FiniteDist[int]:
+                    return law
+            else:
+                def size_of(k: int) -> FiniteDist[int]:
+                    return round_allocation(p["r"] * k, p["rounding"])
+            return FullSize(tuple(_wor_both(n, size_of, protect, "population")),
+                            f"full population ({n} records)")
+        if kind == "srswr":
+            return FullSize(tuple(fs.srswr_pairs(n, p["m"], protect, base)),
+                            f"full population ({n} records), tail of K certified")
+        if kind in ("stratified-proportional", "stratified-fixed"):
+            return FullSize(tuple(_strata_orbits(spec)), f"{len(spec.strata)} full strata")
+        if kind in ("cluster-srs", "two-stage-cluster"):
+            if kind == "two-stage-cluster" and p["within"] != "srs":
+                return FullSize((), "", "two-stage with Poisson within clusters: the records "
+                                "drawn per cluster are random (no exchangeable filling)")
+            sizes = sorted(Counter(spec.clusters).items())
+            within = p.get("m") if kind == "two-stage-cluster" else None
+            return FullSize(tuple(fs.cluster_pairs(sizes, p["ell"], within, protect)),
+                            f"{len(spec.clusters)} clusters in {len(sizes)} size classes "
+                            "(x added to, removed from or replaced in a cluster of each size; "
+                            "a record moving between clusters is not covered)")
+        if kind.startswith("must-"):
+            return _must_plan(spec)
+    except fs.OutOfReach as exc:
+        return FullSize((), "", str(exc))
+    return FullSize((), "", f"no orbit reduction for {kind} designs yet")
+
+
+def _must_plan(spec: AuditSpec) -> FullSize:
+    p, n = spec.params, spec.size
+    work = (p["b"] or 0) * p["m"] if spec.kind != "must-ow" else p["m"]
+    if work > MUST_K_WORK:
+        return FullSize((), "", f"exact law of K needs b·m = {work} > {MUST_K_WORK} steps")
+    out: list[fs.Orbit] = []
+    sizes = (n + 1, n) if spec.protect is Relation.ADD_REMOVE else (n,)
+    for size in sizes:
+        head = k_law_head(spec.kind, size, p["b"], p["m"], fs.TAIL_MASS)
+        out += fs.identical_world(head, p["m"], spec.protect,
+                                  f"{spec.kind}: x among {size} records")
+    return FullSize(tuple(out), "identical common records (with replacement, a lower bound: "
+                    "docs/foundations.md#fact-4)")
+
+
+def _strata_orbits(spec: AuditSpec) -> list[fs.Orbit]:
+    p = spec.params
+
+    def rule(s_name: str) -> fs.SizeLaw:
+        if spec.kind == "stratified-proportional":
+            return lambda k: round_allocation(p["r"] * k, p["rounding"])
+        m_h = p["sizes"][s_name]
+        return lambda _k: FiniteDist.point(m_h)
+
+    # strata with the same size and the same allocation rule are one orbit
+    classes: dict[tuple[int, int | None], list[str]] = {}
+    for s in spec.strata:
+        key = (s.size, None if spec.kind == "stratified-proportional" else p["sizes"][s.name])
+        classes.setdefault(key, []).append(s.name)
+    out: list[fs.Orbit] = []
+    reps = [(names[0], key[0], len(names)) for key, names in classes.items()]
+    for name, size, _ in reps:
+        out += fs.stratum_pairs(size, rule(name), spec.protect, name)
+    if spec.protect is Relation.REPLACE:
+        for g, ng, cg in reps:
+            for h, nh, _ in reps:
+                if g == h and cg < 2:
+                    continue
+                other = h if g != h else classes[next(k for k, v in classes.items()
+                                                       if g in v)][1]
+                out.append(fs.cross_stratum(ng, nh, rule(g), rule(other), g, other))
+    return out
+
+
+def full_size_answer(spec: AuditSpec, max_points: int = fs.MAX_ORBIT_POINTS
+                     ) -> FullSizeAnswer:
+    """Certified worst case at the file's N against the target: the ratio (pure base and
+    target) or δ' at the target ε'. Soundness: brackets only (docs/foundations.md#fact-8)."""
+    start = time.perf_counter()
+    plan = full_size_plan(spec)
+    pure = spec.base.delta == 0 and spec.target.delta == 0
+    quantity = "ratio" if pure else "delta"
+    if not plan.orbits:
+        return FullSizeAnswer(plan, quantity, None, "undetermined", time.perf_counter() - start)
+    t_lo, t_hi = _outward(spec.base.epsilon)
+    tt_lo, tt_hi = brackets_for_eps(spec.target.epsilon)
+    try:
+        if pure:
+            b = fs.solve_ratio(plan.orbits, MechanismClass(spec.base.relation, t_lo, t_hi),
+                               max_points)
+            verdict = ("violated" if b.lower is None or b.lower > tt_hi else
+                       "met" if b.upper is not None and b.upper <= tt_lo else "undetermined")
+        else:
+            tp_lo, tp_hi = _outward(spec.target.epsilon)
+            mclass = MechanismClass(spec.base.relation, t_lo, t_hi, spec.base.delta)
+            b = fs.solve_hockey(plan.orbits, mclass, tp_lo, tp_hi, max_points)
+            d = spec.target.delta
+            verdict = ("violated" if b.lower is not None and b.lower > d else
+                       "met" if b.upper is not None and b.upper <= d else "undetermined")
+    except (RegionTooLarge, LPFailure) as exc:
+        reach = FullSize((), plan.note, f"{type(exc).__name__}: {exc}")
+        return FullSizeAnswer(reach, quantity, None, "undetermined", time.perf_counter() - start)
+    return FullSizeAnswer(plan, quantity, b, verdict, time.perf_counter() - start)
+
+
+def _outward(eps: Fraction) -> tuple[Fraction, Fraction]:
+    """t_lo ≤ e^ε ≤ t_hi with 2^-32 denominators (short exact certificates)."""
+    lo, hi = brackets_for_eps(eps)
+    scale = 1 << 32
+    return (Fraction(math.floor(lo * scale), scale), Fraction(math.ceil(hi * scale), scale))

@@ -283,3 +283,39 @@ def eta_bracket(
     tail_up = Fraction(-(-tail.numerator * scale // tail.denominator), scale)
     lo = Fraction(num * scale // denom, scale) - tail_up
     return max(lo, Fraction(0)), hi
+
+
+# --- the head of the law of K at full size (issue 16) ---
+
+
+def k_law_head(scheme: str, n: int, b: int | None, m: int, tail: float = 1e-15
+               ) -> list[Fraction]:
+    """Exact Pr(K = k) for k = 0, 1, … up to the first k where the remaining mass is below
+    `tail` (a float only chooses where to stop; every returned mass is exact).
+
+    One integer numerator per k over the common denominator (n^b b^m for MUST.WW, n^b C(b, m)
+    for MUST.WO), summed over the stage-I copies j: O(b) big-integer steps per k instead of
+    the O(b·m) Fractions of `k_law`, so N = 10^6 with b, m in the thousands is cheap."""
+    b = _check_scheme(scheme, n, b, m)
+    if scheme in ("wor", "wr", "must-ow") or b == 0:
+        law = k_law(scheme, n, b, m)
+        out, acc = [], Fraction(0)
+        for k in range(max(law.support()) + 1):
+            out.append(law.prob(k))
+            acc += out[-1]
+            if float(1 - acc) < tail:
+                break
+        return out
+    jw = [comb(b, j) * (n - 1) ** (b - j) for j in range(b + 1)]
+    den = n**b * (comb(b, m) if scheme == "must-wo" else b**m)
+    out, acc = [], Fraction(0)
+    for k in range(m + 1):
+        if scheme == "must-wo":
+            num = sum(jw[j] * comb(j, k) * comb(b - j, m - k) for j in range(k, b + 1))
+        else:
+            num = comb(m, k) * sum(jw[j] * j**k * (b - j) ** (m - k) for j in range(b + 1))
+        out.append(Fraction(num, den))
+        acc += out[-1]
+        if float(1 - acc) < tail:
+            break
+    return out

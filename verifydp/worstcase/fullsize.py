@@ -185,14 +185,20 @@ def _law(pairs: Iterable[tuple[CountVector, Fraction]]) -> FiniteDist[CountVecto
 # ---------------------------------------------------------------- one-stage designs
 
 
-def poisson_add_remove(q: Fraction) -> list[Orbit]:
-    """Poisson(q), base add-remove: φ = copies of x only (fact 8, independent part): the
-    answer does not depend on N."""
-    why = ("Poisson sampling: the common records' sample is independent of x's inclusion and "
-           "has the same law on both sides (fact 8, independent part); N does not matter")
-    law_q = _law([(_vec(0), 1 - q), (_vec(1), q)])
-    return [Orbit("add or remove one record (Poisson)", ("x",), FiniteDist.point(_vec(0)),
-                  law_q, why)]
+def poisson_add_remove(q: Fraction, protect: Relation = Relation.ADD_REMOVE) -> list[Orbit]:
+    """Poisson(q) under an add-remove *base* mechanism: φ = copies of x (and y) only (fact 8,
+    independent part): the answer does not depend on N. Under a replace base the sample size
+    is visible and this reduction does not apply."""
+    why = ("Poisson sampling: the common records' sample is independent of x's (and y's) "
+           "inclusion and has the same law on both sides (fact 8, independent part); N does "
+           "not matter")
+    if protect is Relation.ADD_REMOVE:
+        law_q = _law([(_vec(0), 1 - q), (_vec(1), q)])
+        return [Orbit("add or remove one record (Poisson)", ("x",), FiniteDist.point(_vec(0)),
+                      law_q, why)]
+    law_p = _law([(_vec(0, 0), 1 - q), (_vec(1, 0), q)])
+    law_q = _law([(_vec(0, 0), 1 - q), (_vec(0, 1), q)])
+    return [Orbit("replace one record (Poisson)", ("x", "y"), law_p, law_q, why)]
 
 
 def wor_pairs(n: int, size_p: FiniteDist[int], size_q: FiniteDist[int], protect: Relation,
@@ -264,33 +270,23 @@ def _wr_tail(m: int, p: Fraction, cut: int, unit: int) -> tuple[tuple[Fraction, 
     return tuple(out)
 
 
-def identical_world(k_law: FiniteDist[int], m: int, protect: Relation, label: str
+def identical_world(head: Sequence[Fraction], m: int, protect: Relation, label: str
                     ) -> list[Orbit]:
-    """Fixed size m with K copies of the differing record (e.g. MUST): the identical-records
-    pair only, so a certified *lower* bound (fact 4); the tail of K is merged by ψ."""
-    ks = sorted(k for k, _ in k_law)
-    cum, cut = Fraction(0), ks[-1]
-    for k in ks:
-        cum += k_law.prob(k)
-        if float(1 - cum) < TAIL_MASS:
-            cut = k
-            break
+    """Fixed size m with K copies of the differing record (e.g. MUST), `head` the exact
+    Pr(K = k) for k ≤ cut: the identical-records pair only, so a certified *lower* bound
+    (fact 4); copies beyond the cut are merged onto K = cut by ψ (post-processing)."""
+    cut = len(head) - 1
+    rest = 1 - sum(head, Fraction(0))
+    probs = [*head[:-1], head[-1] + rest]
     why = ("identical common records: a population pair of the stated size, so a lower bound; "
            "with replacement it may understate distinct records (fact 4)")
-
-    def merged(side: int) -> FiniteDist[CountVector]:
-        pts: dict[CountVector, Fraction] = {}
-        for k, pr in k_law:
-            k2 = min(k, cut)
-            v = (m - k2, k2) if protect is Relation.ADD_REMOVE else (
-                (m - k2, k2, 0) if side == 0 else (m - k2, 0, k2))
-            pts[v] = pts.get(v, Fraction(0)) + pr
-        return _law(pts.items())
-
     if protect is Relation.ADD_REMOVE:
-        return [Orbit(label, ("a", "x"), FiniteDist.point(_vec(m, 0)), merged(1), why,
-                      exact=False)]
-    return [Orbit(label, ("a", "x", "y"), merged(0), merged(1), why, exact=False)]
+        q = _law((_vec(m - k, k), pr) for k, pr in enumerate(probs))
+        return [Orbit(label, ("a", "x"), FiniteDist.point(_vec(m, 0)), q, why, exact=False)]
+    p = _law((_vec(m - k, k, 0), pr) for k, pr in enumerate(probs))
+    q = _law((_vec(m - k, 0, k), pr) for k, pr in enumerate(probs))
+    assert cut >= 0
+    return [Orbit(label, ("a", "x", "y"), p, q, why, exact=False)]
 
 
 # ---------------------------------------------------------------- stratified designs
