@@ -436,10 +436,12 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
         reach = (Fraction(top).limit_denominator(1000) if top and math.isfinite(top)
                  else spec.target.epsilon * 2)
         for f in (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)) if grid else ():
-            tp = _t_of(reach * f)
-            if tp > 1 and abs(math.log(tp) - float(spec.target.epsilon)) > 0.01:
-                hp = attempt(f"exact δ'(ε') at ε' ≈ {math.log(tp):.3g}",
-                             lambda tp=tp: _solve_hockey(scen, laws, spec, tp, tp, math.log(tp)))
+            ep = reach * f
+            if ep > 0 and abs(float(ep - spec.target.epsilon)) > 0.01:
+                lo_p, hi_p = coarse_bracket(ep)
+                hp = attempt(f"exact δ'(ε') at ε' = {exact_text(ep)}",
+                             lambda lo_p=lo_p, hi_p=hi_p, ep=ep: _solve_hockey(
+                                 scen, laws, spec, lo_p, hi_p, float(ep), ep))
                 if hp is not None:
                     hockey_pts.append(hp)
     hockey_pts += [h for h in (base_hockey, target_hockey) if h is not None]

@@ -1,8 +1,10 @@
-"""The audit report as one self-contained HTML page, plots embedded as base64 PNG (issue 6).
+"""The audit report as one self-contained HTML page, plots embedded as base64 PNG (issues 6
+and 17).
 
-Plots never decide anything: the exact points are drawn from their certified brackets (ε' =
-log of the bracket's ends) and the theorem curves from the midpoints of rigorous brackets of the
-printed formulas; the page lists the brackets themselves in its tables.
+Plots never decide anything: the exact points are drawn as the band of their certified brackets
+(ε' = log of the bracket's ends), the theorem curves as bands of rigorous brackets of the
+printed formulas, δ' on a log axis; the page lists the brackets themselves in real tables,
+the populations in words, and the worst-case base mechanism as its acceptance table.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from fractions import Fraction
 from html import escape
 from typing import Any
 
-from verifydp.audit.report import Report
+from verifydp.audit.report import ExactPoint, Report, exact_text, population_text
 
 CURVE_POINTS = 24
 
@@ -25,45 +27,61 @@ def _png(fig: Any) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _mid(b: Any) -> float:
-    return float((b.lo + b.hi) / 2)
+def _eps_of(p: ExactPoint) -> float:
+    return float(p.eps) if p.eps is not None else p.label
+
+
+def _finite_log(x: Fraction | None, cap: float) -> float:
+    return cap if x is None else math.log(x) if x > 0 else 0.0
 
 
 def eps_plot(report: Report) -> str:
-    """ε' against ε: the exact worst case on the instance, the applicable bounds, y = ε."""
+    """ε' against ε: the exact worst case on the instance as the certified band [lower, upper]
+    (with the points' brackets as error bars), the applicable bounds as bands of their rigorous
+    brackets, y = ε; the ε ticks are the user's exact values."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     spec = report.spec
-    xs_pts = [p.label for p in report.points]
+    pts = sorted(report.points, key=_eps_of)
+    xs_pts = [_eps_of(p) for p in pts]
     top = max([*xs_pts, float(spec.base.epsilon) * 2, float(spec.target.epsilon)])
     grid = [top * (i + 1) / CURVE_POINTS for i in range(CURVE_POINTS)]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.plot(grid, grid, ":", color="grey", lw=1, label="ε' = ε (no amplification)")
     for i, b in enumerate(x for x in report.bounds if x.applies and x.expr is not None):
-        ys = []
+        los, his = [], []
         for e in grid:
             br = b.eps_prime(Fraction(e).limit_denominator(10**6))
-            ys.append(_mid(br) if br is not None else math.nan)
+            los.append(float(br.lo) if br is not None else math.nan)
+            his.append(float(br.hi) if br is not None else math.nan)
         approx = b.delta_prime is not None and b.delta_prime.hi > 0
-        what = f"{b.direction} bound, full size" + (", with δ' > 0" if approx else "")
-        ax.plot(grid, ys, "-" if b.direction == "upper" else "--", color=f"C{i + 1}",
+        bad = any(c.claim == b.claim for c in report.contradictions)
+        what = f"{b.direction} bound, full size" + (", with δ' > 0" if approx else "") + \
+            (", CONTRADICTED on the instance" if bad else "")
+        ax.fill_between(grid, los, his, color=f"C{i + 1}", alpha=0.35, lw=0)
+        ax.plot(grid, his if b.direction == "upper" else los,
+                "-" if b.direction == "upper" else "--", color=f"C{i + 1}",
                 label=f"{b.claim} ({what})")
-    finite = [p for p in report.points if p.lower is not None]
-    if finite:
-        lo = [p.eps_prime_lower() for p in finite]
-        hi = [p.eps_prime_upper() for p in finite]
-        err_hi = [(h - a) if h is not None and math.isfinite(h) else 0 for a, h in zip(lo, hi)]
-        ax.errorbar([p.label for p in finite], lo, yerr=[[0] * len(lo), err_hi], fmt="o",
-                    color="C0", capsize=3, label="exact worst case (scaled instance)")
-    infinite = [p for p in report.points if p.lower is None]
-    if infinite:
-        ax.plot([p.label for p in infinite], [top * 1.5] * len(infinite), "^", color="C0",
-                label="exact: ε' = ∞")
+    if pts:
+        cap = top * 1.5
+        lo = [_finite_log(p.lower, cap) for p in pts]
+        hi = [min(_finite_log(p.upper, cap), cap) for p in pts]
+        ax.fill_between(xs_pts, lo, hi, color="C0", alpha=0.3, lw=0,
+                        label="exact worst case, certified band (scaled instance)")
+        # both ends of every bracket, joined: a tight bracket shows as one dot
+        ax.errorbar(xs_pts, lo, yerr=[[0] * len(lo), [h - a for a, h in zip(lo, hi)]],
+                    fmt="none", ecolor="C0", capsize=3, lw=1.5)
+        ax.plot(xs_pts + xs_pts, lo + hi, "o", color="C0", ms=4)
+        infinite = [p for p in pts if p.lower is None]
+        if infinite:
+            ax.plot([_eps_of(p) for p in infinite], [cap] * len(infinite), "^", color="C0",
+                    label="exact: ε' = ∞")
+        ax.set_xticks(xs_pts, [p.eps_text for p in pts])
     ax.axhline(float(spec.target.epsilon), color="red", lw=0.8,
-               label=f"target ε' = {float(spec.target.epsilon):g}")
+               label=f"target ε' = {exact_text(spec.target.epsilon)}")
     ax.set_xlabel("ε of the base mechanism")
     ax.set_ylabel("ε' of the sampled mechanism")
     ax.set_title(spec.name, fontsize=10)
@@ -75,7 +93,8 @@ def eps_plot(report: Report) -> str:
 
 
 def delta_plot(report: Report) -> str | None:
-    """δ'(ε') of the exact worst case at the base (ε, δ), and the theorems' δ' where stated."""
+    """δ'(ε') of the exact worst case at the base (ε, δ) as its certified band, on a log δ
+    axis, and the theorems' (ε', δ') points where stated."""
     if not report.hockey:
         return None
     import matplotlib
@@ -85,21 +104,30 @@ def delta_plot(report: Report) -> str | None:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     pts = sorted(report.hockey, key=lambda h: h.label)
-    ax.plot([h.label for h in pts], [float(h.lower) for h in pts], "o-", color="C0",
-            label="exact worst case δ'(ε') (scaled instance, certified lower end)")
+    positive = [float(h.lower) for h in pts if h.lower > 0] + \
+        [float(h.upper) for h in pts if h.upper]
+    floor = min(positive, default=1e-12) / 10  # a zero lower end is drawn at the floor
+    xs = [h.label for h in pts]
+    lo = [max(float(h.lower), floor) for h in pts]
+    hi = [float(h.upper) if h.upper is not None else 1.0 for h in pts]
+    ax.fill_between(xs, lo, [max(h, floor) for h in hi], color="C0", alpha=0.3, lw=0,
+                    label="exact worst case δ'(ε'), certified band (scaled instance)")
+    ax.plot(xs, lo, "o", color="C0", ms=3)
     eps = report.spec.base.epsilon
     for i, b in enumerate(x for x in report.bounds if x.applies and x.delta_prime is not None):
         br = b.eps_prime(eps)
-        if br is not None:
-            ax.plot([float(br.hi)], [float(b.delta_prime.hi)], "s",  # type: ignore[union-attr]
-                    color=f"C{i + 1}", label=f"{b.claim}: (ε', δ') at base ε (full size)")
+        dp = b.delta_prime
+        if br is not None and dp is not None:
+            ax.plot([float(br.hi)], [max(float(dp.hi), floor)], "s", color=f"C{i + 1}",
+                    label=f"{b.claim}: (ε', δ') at base ε (full size)")
     ax.axvline(float(report.spec.target.epsilon), color="red", lw=0.8, label="target ε'")
     if report.spec.target.delta:
         ax.axhline(float(report.spec.target.delta), color="red", lw=0.8, ls="--",
                    label="target δ'")
+    ax.set_yscale("log")
     ax.set_xlabel("ε'")
-    ax.set_ylabel("δ'(ε')")
-    ax.set_title(f"privacy profile at base ε = {float(eps):g}", fontsize=10)
+    ax.set_ylabel("δ'(ε') (log scale)")
+    ax.set_title(f"privacy profile at base ε = {exact_text(eps)}", fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
     out = _png(fig)
@@ -119,6 +147,42 @@ padding:4px 8px;vertical-align:top}th{background:#eee}.degrades{color:#b00}.ampl
 .neither{color:#a60}.flag{background:#fee;padding:6px;margin:4px 0}img{max-width:100%}"""
 
 
+MECHANISM_ROWS = 40  # rows of the worst-case mechanism's acceptance table shown in the page
+
+
+def _interval(lo: Fraction | None, hi: Fraction | None) -> str:
+    def one(x: Fraction | None, up: bool) -> str:
+        return ("∞" if up else "0") if x is None else f"{float(x):.6g}"
+
+    return one(lo, False) if lo == hi else f"[{one(lo, False)}, {one(hi, True)}]"
+
+
+def mechanism_table(report: Report) -> str:
+    """The worst-case base mechanism at the base ε as a table: the probability that it
+    accepts, for each sample (counts of each record type), where it accepts at all."""
+    m = report.main
+    if m is None or m.witness is None or m.lower is None:
+        return ""
+    w, sc = m.witness, m.scenario
+    names = [rt.value + (f" ({rt.stratum})" if rt.stratum else "")
+             + (f" ({rt.cluster})" if rt.cluster else "") for rt in sc.pair.universe]
+    rows = [[*(str(c) for c in x), exact_text(v) if v.denominator < 10**6 else f"{float(v):.6g}"]
+            for x, v in zip(w.region.points, w.values) if v]
+    shown = rows[:MECHANISM_ROWS]
+    more = (f"<p>… and {len(rows) - len(shown)} more samples (the full table is in "
+            "<code>--json</code>, exact.worst_case_mechanism).</p>" if len(rows) > len(shown)
+            else "")
+    sym = (" Samples are listed up to the symmetry of interchangeable record types "
+           "(orbit representatives)." if w.region.classes else "")
+    return (f"<h2>Worst-case base mechanism (ε = {escape(m.eps_text)})</h2>"
+            f"<p>A binary mechanism, exactly e^ε-DP on every {escape(sc.pair.relation.value)} "
+            f"edge of the samples' region, attaining the certified lower bound: it accepts "
+            f"with Pr = {escape(_interval(w.pr_p, w.pr_p))} on the samples of P and "
+            f"{escape(_interval(w.pr_q, w.pr_q))} on those of P' ({escape(m.direction)} "
+            f"direction, pair: {escape(sc.label)}); it accepts no sample not listed.{sym}</p>"
+            + _table([*(f"# {n}" for n in names), "Pr[accept]"], shown) + more)
+
+
 def render_html(report: Report) -> str:
     s, v = report.spec, report.verdicts
     eps = s.base.epsilon
@@ -130,9 +194,13 @@ def render_html(report: Report) -> str:
              f"{escape(s.protect.value)}; target {escape(s.target.describe())}</p>",
              f"<h2 class='{v.effect}'>{escape(report.headline())}</h2>",
              f"<p>Target on the scaled instance: <b>{v.target_instance}</b>; at full size by the "
-             f"catalogued theorems: <b>{v.target_full}</b>.</p>",
-             "<h2>ε' against ε</h2>",
-             f"<img alt='epsilon plot' src='data:image/png;base64,{eps_plot(report)}'>"]
+             f"catalogued theorems: <b>{v.target_full}</b>.</p>"]
+    for c in report.contradictions:
+        parts.append(f"<div class='flag'><b>{escape(c.text())}</b></div>")
+    for why in report.undetermined():
+        parts.append(f"<p class='neither'>Inconclusive: {escape(why)}</p>")
+    parts += ["<h2>ε' against ε</h2>",
+              f"<img alt='epsilon plot' src='data:image/png;base64,{eps_plot(report)}'>"]
     dplot = delta_plot(report)
     if dplot:
         parts += ["<h2>δ'(ε')</h2>",
@@ -143,20 +211,24 @@ def render_html(report: Report) -> str:
         val = "" if br is None else f"[{float(br.lo):.6g}, {float(br.hi):.6g}]"
         if b.delta_prime is not None and b.applies:
             val += f"; δ' ≤ {float(b.delta_prime.hi):.4g}"
+        failed = b.failed
         rows.append([b.claim, b.direction, "yes" if b.applies else "no", val,
+                     failed.hypothesis if failed else "",
                      b.reason + (f" ({b.note})" if b.note else "")])
     parts += ["<h2>Catalogued theorems</h2>",
-              _table(["claim", "bound", "applies", "ε' at base ε", "why / why not"], rows)]
-    rows = [[f"{p.label:.4g}", p.ratio_text(), p.scenario.label] for p in report.points]
-    rows += [[f"δ'(ε' = {h.label:.4g})", f"[{float(h.lower):.6g}, "
-              f"{'∞' if h.upper is None else f'{float(h.upper):.6g}'}]", h.scenario.label]
+              _table(["claim", "bound", "applies", "ε' at base ε", "failed hypothesis",
+                      "why / why not"], rows)]
+    rows = [[p.eps_text, p.ratio_text(), p.effect, p.scenario.label] for p in report.points]
+    rows += [[f"δ'(ε' = {h.eps_text})", _interval(h.lower, h.upper), "", h.scenario.label]
              for h in report.hockey]
     parts += [f"<h2>Exact worst case over all base mechanisms</h2><p>{escape(report.instance.note)}"
-              "</p>", _table(["ε", "certified", "worst pair"], rows)]
-    pairs = [[sc.label, str(sc.pair.p.to_json()), str(sc.pair.q.to_json()), sc.design.describe()
-              + (f" / P': {sc.design_prime.describe()}" if sc.design_prime else "")]
+              "</p>", _table(["ε", "certified", "effect", "worst pair"], rows)]
+    pairs = [[sc.label, population_text(sc.pair.p), population_text(sc.pair.q),
+              sc.design.describe() + (f" / P': {sc.design_prime.describe()}"
+                                      if sc.design_prime else "")]
              for sc in report.instance.scenarios]
     parts.append(_table(["pair", "P", "P'", "design on the instance"], pairs))
+    parts.append(mechanism_table(report))
     for f in report.flags:
         parts.append(f"<div class='flag'><b>Red flag: {escape(f.title)}</b> — {escape(f.why)}</div>")
     if report.suggestion:
