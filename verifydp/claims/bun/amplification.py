@@ -62,7 +62,8 @@ A, X, Y = RecordType("a"), RecordType("x"), RecordType("y")
 
 # t = e^ε values: exact rationals keep the whole check rational; one irrational ε exercises
 # the rigorous brackets.
-EPS_GRID = (EpsSpec.of_t(2), EpsSpec.of_t(Fraction(11, 10)), EpsSpec.of_eps(Fraction(1, 2)))
+EPS_GRID = (EpsSpec.of_t(2), EpsSpec.of_t(Fraction(11, 10)), EpsSpec.of_eps(Fraction(1, 2)),
+            EpsSpec.of_t(5))  # t = 5: large ε, where e^ε and e^{2ε} bounds separate most
 
 
 def replace_pair(n_: int) -> PopulationPair:
@@ -89,6 +90,7 @@ def _result(claim: str, statements: Sequence[Statement], acc: UpperCheck | None)
 
 THM22_EPS = sympy.log(1 + m / n * (sympy.exp(EPS) - 1))
 THM22_DELTA = m / n * delta
+THM22_DELTAS = (Fraction(1, 100), Fraction(1, 10), Fraction(1, 2))
 
 
 def thm22_instances(delta_: Fraction, base: Relation = Relation.REPLACE) -> Iterator[Instance]:
@@ -109,10 +111,11 @@ def check_thm22(
     acc = check_ratio_upper(claim, exp_of(eps_expr), thm22_instances(Fraction(0), base), budget)
     s1 = _statement("pure ε (δ = 0): e^{ε'} ≤ 1 + (m/n)(e^ε − 1)", acc.results)
     n1 = len(acc.results)
-    check_hockey_upper(
-        claim, exp_of(eps_expr), delta_expr, thm22_instances(Fraction(1, 10), base), budget, acc
-    )
-    s2 = _statement("(ε, δ): δ'(ε') ≤ (m/n)δ at δ = 1/10", acc.results[n1:])
+    for d in THM22_DELTAS:
+        check_hockey_upper(
+            claim, exp_of(eps_expr), delta_expr, thm22_instances(d, base), budget, acc
+        )
+    s2 = _statement("(ε, δ): δ'(ε') ≤ (m/n)δ at δ ∈ {1/100, 1/10, 1/2}", acc.results[n1:])
     return _result(claim, [s1, s2], acc)
 
 
@@ -484,7 +487,7 @@ def thm43_instances(min_size: bool = True) -> Iterator[Instance]:
         sizes = range(start, start + 5) if stop is None else range(1, stop)
         extra = (20, 41) if stop is None else ()
         for n_ in list(sizes) + list(extra):
-            for eps in EPS_GRID + (EpsSpec.of_t(5),):
+            for eps in EPS_GRID:
                 yield Instance(
                     {"r": r_}, add_pair(n_), ProportionalWOR(r_, Rounding.RANDOMISED),
                     Relation.ADD_REMOVE, eps, label={"r|P|": r_ * n_},
