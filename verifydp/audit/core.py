@@ -28,7 +28,13 @@ import sympy
 
 from verifydp.audit.bounds import Bound, best_lower, best_upper, catalogue_bounds, copies_law
 from verifydp.audit.flags import red_flags
-from verifydp.audit.instance import Instance, Scenario, build_instance
+from verifydp.audit.instance import (
+    FullSizeAnswer,
+    Instance,
+    Scenario,
+    build_instance,
+    full_size_answer,
+)
 from verifydp.audit.report import (
     NEITHER_TOL,
     Contradiction,
@@ -207,7 +213,8 @@ def _effect_delta(at_base: HockeyPoint, d: Fraction) -> str:
 
 def _verdicts(spec: AuditSpec, main: ExactPoint | None, hockey: HockeyPoint | None,
               at_base: HockeyPoint | None, bounds: list[Bound],
-              contra: tuple[Contradiction, ...] = ()) -> Verdicts:
+              contra: tuple[Contradiction, ...] = (),
+              full_size: FullSizeAnswer | None = None) -> Verdicts:
     """`hockey`: δ'(ε') at the target ε'; `at_base`: δ'(ε) at ε' = ε (bases with δ > 0).
     Bounds contradicted on the instance count for nothing at full size."""
     eps, target = spec.base.epsilon, spec.target
@@ -219,7 +226,7 @@ def _verdicts(spec: AuditSpec, main: ExactPoint | None, hockey: HockeyPoint | No
     if main is not None:
         effect = main.effect
         if effect == "undetermined":
-            why.append(main.why_undetermined())
+            why.append(main.why_inconclusive())
     elif at_base is not None:
         effect = _effect_delta(at_base, spec.base.delta)
     if target.delta == 0 and main is not None:
@@ -238,6 +245,8 @@ def _verdicts(spec: AuditSpec, main: ExactPoint | None, hockey: HockeyPoint | No
     elif any(_meets(b, eps, target.epsilon, target.delta) for b in bounds
              if b.claim not in bad):
         full = "met"
+    if full == "undetermined" and full_size is not None:  # the exact worst case at N
+        full = full_size.verdict
     return Verdicts(effect, target_inst, full, up, low, "; ".join(why))
 
 
@@ -368,7 +377,7 @@ def planned_steps(spec: AuditSpec, grid: bool = True) -> int:
     steps = 2 + (1 + (len(_grid(spec)) if grid else 0) if pure else 1)
     if spec.base.delta > 0 or spec.target.delta > 0 or grid:
         steps += 1 + (3 if grid else 0)
-    return steps + 2  # a nearby design, a witness
+    return steps + 3  # the full size, a nearby design, a witness
 
 
 def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | None = None,
@@ -391,11 +400,13 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
         raise DesignFileError(f"design: {exc}") from None
     step("catalogued theorems")
     bounds = catalogue_bounds(spec, _neyman_delta(inst))
+    step("exact worst case at full size")
+    full_size = full_size_answer(spec)
     eps = spec.base.epsilon
     t_lo, t_hi = coarse_bracket(eps)
     main: ExactPoint | None = None
     points: list[ExactPoint] = []
-    notes: list[str] = []
+    notes: list[str] = [full_size.text()]
     hockey_pts: list[HockeyPoint] = []
 
     def attempt(what: str, solve: Callable[[], Any]) -> Any:
@@ -447,7 +458,7 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
     hockey_pts += [h for h in (base_hockey, target_hockey) if h is not None]
     hockey_pts = sorted(hockey_pts, key=lambda h: h.label)
     contra = contradictions(spec, points, hockey_pts, _neyman_delta(inst))
-    verdicts = _verdicts(spec, main, target_hockey, base_hockey, bounds, contra)
+    verdicts = _verdicts(spec, main, target_hockey, base_hockey, bounds, contra, full_size)
     flags = red_flags(spec, _copies(spec))
     suggestion = _suggest(spec, main, step)
     witness = _witness(spec, main, target_hockey, verdicts)

@@ -452,10 +452,6 @@ class FullSizeAnswer:
                 f"{self.verdict}; worst pair: {b.worst}")
 
 
-def _wor_both(n: int, size_of: fs.SizeLaw, protect: Relation, what: str) -> list[fs.Orbit]:
-    return fs.stratum_pairs(n, size_of, protect, what)
-
-
 def full_size_plan(spec: AuditSpec) -> FullSize:
     """The orbits of the design file at its own N, for every catalogued neighbouring pair the
     relation allows (both orientations of add-remove, every stratum and cluster-size class)."""
@@ -480,7 +476,7 @@ def full_size_plan(spec: AuditSpec) -> FullSize:
             else:
                 def size_of(k: int) -> FiniteDist[int]:
                     return round_allocation(p["r"] * k, p["rounding"])
-            return FullSize(tuple(_wor_both(n, size_of, protect, "population")),
+            return FullSize(tuple(fs.stratum_pairs(n, size_of, protect, None)),
                             f"full population ({n} records)")
         if kind == "srswr":
             return FullSize(tuple(fs.srswr_pairs(n, p["m"], protect, base)),

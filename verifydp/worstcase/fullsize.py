@@ -293,24 +293,27 @@ def identical_world(head: Sequence[Fraction], m: int, protect: Relation, label: 
 
 
 def stratum_pairs(n: int, size_of: SizeLaw, protect: Relation,
-                  name: str) -> list[Orbit]:
+                  name: str | None) -> list[Orbit]:
     """One stratum of n records; `size_of(n)` the law of its sample size for a stratum of n
     records. The other strata are sampled independently with unchanged laws (fact 8,
     independent part), so φ is this stratum's (common, x[, y])."""
     out = []
+    where = f"stratum {name!r}" if name else "the population"
     if protect is Relation.ADD_REMOVE:
         out += _tag(wor_pairs(n, size_of(n), size_of(n + 1), protect,
-                              f"add a record to stratum {name!r} ({n} records)"))
+                              f"add a record to {where} ({n} records)"), name)
         if n > 1:
             out += _tag(wor_pairs(n - 1, size_of(n - 1), size_of(n), protect,
-                                  f"remove a record from stratum {name!r} ({n} records)"))
+                                  f"remove a record from {where} ({n} records)"), name)
     else:
         out += _tag(wor_pairs(n, size_of(n), size_of(n), protect,
-                              f"replace a record in stratum {name!r} ({n} records)"))
+                              f"replace a record in {where} ({n} records)"), name)
     return out
 
 
-def _tag(orbits: list[Orbit]) -> list[Orbit]:
+def _tag(orbits: list[Orbit], name: str | None) -> list[Orbit]:
+    if not name:
+        return orbits
     extra = "; the other strata are independent with unchanged laws (fact 8, independent part)"
     return [Orbit(o.label, o.coords, o.law_p, o.law_q, o.why + extra, o.exact) for o in orbits]
 
