@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from verifydp.claims.scope import Narrowing, Scope, q
 from verifydp.claims.scopes.common import (
-    FOLLOW_UP,
     all_approx,
     all_pure,
     eps_grid,
@@ -16,15 +15,7 @@ from verifydp.claims.scopes.common import (
 )
 
 EPS3 = "t = e^ε ∈ {11/10, 2} and ε = 1/2"
-LARGE_EPS = Narrowing(
-    "ε only up to ln 2 (t ∈ {11/10, 2}, ε = 1/2): no large ε, where e^ε − 1 and e^{2ε} − 1 "
-    "separate most",
-    "The following theorem characterizes the privacy amplification of sampling without "
-    "replacement with data-independent randomised sampling rates",
-    "the theorem is stated for every ε > 0; thm3.1:lower already uses t = 5. Follow-up: add "
-    "EpsSpec.of_t(5) to thm31_instances (bun/amplification.py, not ours to edit)",
-    "left", FOLLOW_UP,
-)
+EPS4 = "t = e^ε ∈ {11/10, 2, 5} and ε = 1/2"
 FITTED = ("fitted/hard-coded check (issue 14 list): the checker reproduces a fixed instance "
           "instead of quantifying over the printed domain; being replaced by another engineer")
 
@@ -46,14 +37,7 @@ SCOPES: dict[str, Scope] = {
         wor_background("every population of size n", "{a×(n−1), x} vs {a×(n−1), y}, "
                        "n ∈ {1, 2, 3, 4, 7, 20, 1000}"),
         q("SRS without replacement, m of n", "m ∈ {0, 1, ⌊n/2⌋, n−1, n}", "grid"),
-        (eps_grid("ε > 0", EPS3), eps_grid("δ ∈ [0, 1]", "δ ∈ {0, 1/10}")),
-        (Narrowing(
-            "δ > 0 checked at δ = 1/10 only and ε ≤ ln 2 only; hu/amplification checks the "
-            "same SRSWOR statement at t up to 21 and 12 values of δ, which covers most of it",
-            "uniformly randomly samples",
-            "Theorem 2.2 quantifies over every (ε, δ). Follow-up: widen thm22_instances to "
-            "t = 5 and δ ∈ {1/100, 1/2} (bun/amplification.py, not ours to edit)",
-            "left", FOLLOW_UP),),
+        (eps_grid("ε > 0", EPS4), eps_grid("δ ∈ [0, 1]", "δ ∈ {0, 1/100, 1/10, 1/2}")),
     ),
     "bun/thm3.1:upper": Scope(
         "bun/thm3.1:upper",
@@ -65,8 +49,7 @@ SCOPES: dict[str, Scope] = {
         q("every size law t on {0, …, n}",
           "point masses at 0, 1, n/2, n; uniform; two-point {0, n}; binomial(n, 1/2); "
           "heavy-tail", "grid"),
-        (eps_grid("ε > 0", EPS3),),
-        (LARGE_EPS,),
+        (eps_grid("ε > 0", EPS4),),
     ),
     "bun/thm3.1:upper:corrected": Scope(
         "bun/thm3.1:upper:corrected",
@@ -78,8 +61,7 @@ SCOPES: dict[str, Scope] = {
         q("every size law t on {0, …, n}",
           "point masses at 0, 1, n/2, n; uniform; two-point {0, n}; binomial(n, 1/2); "
           "heavy-tail", "grid"),
-        (eps_grid("ε > 0", EPS3),),
-        (LARGE_EPS,),
+        (eps_grid("ε > 0", EPS4),),
     ),
     "bun/thm3.1:lower": Scope(
         "bun/thm3.1:lower",
