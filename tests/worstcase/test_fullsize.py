@@ -129,6 +129,18 @@ def test_stratified_other_strata_do_not_matter() -> None:
     assert got.lower == got.upper == want
 
 
+def test_stratified_replace_base_counts_the_other_strata() -> None:
+    """Under a replace base a record may move between strata, so φ carries the other strata's
+    (fixed) sample size; with it the orbit LP equals the whole-law LP."""
+    x = RecordType("x", "h")
+    common = {**distinct(2, "h", "h"), **distinct(2, "g", "g")}
+    design = StratifiedFixed({"h": 1, "g": 1})
+    want = brute_ratio(design, add_remove_pairs(common, x), REP)
+    orbits = fs.wor_pairs(2, FiniteDist.point(1), FiniteDist.point(1), AR, "h")
+    got = reduced_ratio(fs.with_rest(orbits, 1), REP)
+    assert got.lower == got.upper == want
+
+
 def _cluster_pop(sizes: list[int], extra: dict[RecordType, int] | None = None):
     recs: dict[RecordType, int] = {}
     for j, s in enumerate(sizes):

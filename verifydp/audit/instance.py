@@ -531,8 +531,28 @@ def _strata_orbits(spec: AuditSpec) -> list[fs.Orbit]:
         classes.setdefault(key, []).append(s.name)
     out: list[fs.Orbit] = []
     reps = [(names[0], key[0], len(names)) for key, names in classes.items()]
+    replace_base = spec.base.relation is Relation.REPLACE
+
+    def rest(*skip: str) -> int:
+        """Records drawn from the strata other than `skip` (fixed sizes only)."""
+        total = 0
+        left = list(skip)
+        for s in spec.strata:
+            if s.name in left:
+                left.remove(s.name)
+                continue
+            law = rule(s.name)(s.size)
+            if len(law) != 1:
+                raise fs.OutOfReach(
+                    "replace base with randomised allocations: the other strata's sample "
+                    "size is random and visible (no exchangeable filling across strata)")
+            (m_g,) = law.support()
+            total += m_g
+        return total
+
     for name, size, _ in reps:
-        out += fs.stratum_pairs(size, rule(name), spec.protect, name)
+        orbs = fs.stratum_pairs(size, rule(name), spec.protect, name)
+        out += fs.with_rest(orbs, rest(name)) if replace_base else orbs
     if spec.protect is Relation.REPLACE:
         for g, ng, cg in reps:
             for h, nh, _ in reps:
@@ -540,7 +560,8 @@ def _strata_orbits(spec: AuditSpec) -> list[fs.Orbit]:
                     continue
                 other = h if g != h else classes[next(k for k, v in classes.items()
                                                        if g in v)][1]
-                out.append(fs.cross_stratum(ng, nh, rule(g), rule(other), g, other))
+                ob = fs.cross_stratum(ng, nh, rule(g), rule(other), g, other)
+                out += fs.with_rest([ob], rest(g, other)) if replace_base else [ob]
     return out
 
 

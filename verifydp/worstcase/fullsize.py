@@ -344,6 +344,17 @@ def cross_stratum(ng: int, nh: int, size_g: SizeLaw, size_h: SizeLaw,
                  ("a_g", "x", "a_h", "y"), side(ng, nh, True), side(ng - 1, nh + 1, False), why)
 
 
+def with_rest(orbits: Sequence[Orbit], rest: int) -> list[Orbit]:
+    """Append the (fixed) number of records drawn from the other strata as a coordinate.
+    Needed under a *replace* base: a unit moving between strata changes this stratum's size,
+    so φ must count the rest (fact 8, (a)); with a fixed size it is nested trivially."""
+    def ext(law: FiniteDist[CountVector]) -> FiniteDist[CountVector]:
+        return law.map(lambda v: (*v, rest))
+    return [Orbit(o.label, (*o.coords, "rest"), ext(o.law_p), ext(o.law_q),
+                  o.why + "; the other strata's sample size is fixed", o.exact)
+            for o in orbits]
+
+
 # ---------------------------------------------------------------- cluster designs
 
 
@@ -488,5 +499,5 @@ def orbit_count(orbits: Iterable[Orbit]) -> int:
 __all__ = [
     "FullBracket", "MAX_ORBIT_POINTS", "Orbit", "OutOfReach", "Tail", "bernoulli",
     "cluster_pairs", "cross_stratum", "identical_world", "orbit_count", "poisson_add_remove",
-    "solve_hockey", "solve_ratio", "srswr_pairs", "stratum_pairs", "wor_pairs",
+    "solve_hockey", "solve_ratio", "srswr_pairs", "stratum_pairs", "with_rest", "wor_pairs",
 ]
