@@ -36,6 +36,16 @@ def _finite_log(x: Fraction | None, cap: float) -> float:
 
 
 def eps_plot(report: Report) -> str:
+    """The ε' against ε figure as a base64 PNG."""
+    import matplotlib.pyplot as plt
+
+    fig = eps_figure(report)
+    out = _png(fig)
+    plt.close(fig)
+    return out
+
+
+def eps_figure(report: Report) -> Any:
     """ε' against ε: the exact worst case on the instance as the certified band [lower, upper]
     (with the points' brackets as error bars), the applicable bounds as bands of their rigorous
     brackets, y = ε; the ε ticks are the user's exact values."""
@@ -87,12 +97,22 @@ def eps_plot(report: Report) -> str:
     ax.set_title(spec.name, fontsize=10)
     ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
+    return fig
+
+
+def delta_plot(report: Report) -> str | None:
+    """The δ'(ε') figure as a base64 PNG (None without δ' points)."""
+    import matplotlib.pyplot as plt
+
+    fig = delta_figure(report)
+    if fig is None:
+        return None
     out = _png(fig)
     plt.close(fig)
     return out
 
 
-def delta_plot(report: Report) -> str | None:
+def delta_figure(report: Report) -> Any:
     """δ'(ε') of the exact worst case at the base (ε, δ) as its certified band, on a log δ
     axis, and the theorems' (ε', δ') points where stated."""
     if not report.hockey:
@@ -113,6 +133,7 @@ def delta_plot(report: Report) -> str | None:
     ax.fill_between(xs, lo, [max(h, floor) for h in hi], color="C0", alpha=0.3, lw=0,
                     label="exact worst case δ'(ε'), certified band (scaled instance)")
     ax.plot(xs, lo, "o", color="C0", ms=3)
+    ax.plot(xs, [max(h, floor) for h in hi], "_", color="C0", ms=8)
     eps = report.spec.base.epsilon
     for i, b in enumerate(x for x in report.bounds if x.applies and x.delta_prime is not None):
         br = b.eps_prime(eps)
@@ -130,9 +151,7 @@ def delta_plot(report: Report) -> str | None:
     ax.set_title(f"privacy profile at base ε = {exact_text(eps)}", fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    out = _png(fig)
-    plt.close(fig)
-    return out
+    return fig
 
 
 def _table(head: list[str], rows: list[list[str]]) -> str:

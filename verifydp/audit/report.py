@@ -145,14 +145,31 @@ class ExactPoint:
     def effect(self) -> str:
         return effect_of(self.lower, self.upper, self.t_lo, self.t_hi)
 
-    def why_undetermined(self) -> str:
-        """Why the bracket decides nothing at this ε (empty when it decides)."""
-        if self.effect != "undetermined":
-            return ""
-        return (f"at ε = {self.eps_text} the certified bracket ε' ∈ "
-                f"[{_show(self.eps_prime_lower())}, {_show(self.eps_prime_upper())}] contains "
-                f"ε: the exact dual certificate of the LP (float duals repaired in exact "
-                f"arithmetic) is too loose to decide; the effect is inconclusive there")
+    @property
+    def precise(self) -> bool:
+        """Whether the bracket of ε' is narrow enough to read as a value: at most
+        max(1/100, ε/10) wide (an infinite or undetermined bracket is not)."""
+        if self.lower is None or self.upper is None:
+            return self.lower is None  # ε' = ∞ is certified exactly
+        eps = self.eps if self.eps is not None else Fraction(self.label)
+        lo = log_bracket(self.lower).lo if self.lower > 0 else None
+        hi = log_bracket(self.upper).hi
+        return lo is not None and hi - lo <= max(Fraction(1, 100), eps / 10)
+
+    def why_inconclusive(self) -> str:
+        """Why the bracket decides nothing at this ε, or is too wide to give ε' (empty when
+        it is conclusive). The certificates are exact; their width comes from the float LP
+        solution they are built from (verifydp.worstcase.certify)."""
+        ends = f"[{_show(self.eps_prime_lower())}, {_show(self.eps_prime_upper())}]"
+        if self.effect == "undetermined":
+            return (f"at ε = {self.eps_text} the certified bracket ε' ∈ {ends} contains ε: "
+                    "the exact certificates built from the float LP solution are too loose "
+                    "to decide, so the effect is inconclusive there")
+        if not self.precise:
+            return (f"at ε = {self.eps_text} the certified bracket ε' ∈ {ends} is too wide to "
+                    f"give a value (wider than max(0.01, ε/10)): the effect "
+                    f"({self.effect}) is certified, the value of ε' is inconclusive there")
+        return ""
 
     def eps_prime_lower(self) -> float | None:
         return _log(self.lower)
@@ -173,7 +190,8 @@ class ExactPoint:
             "eps": self.eps_text, "e_eps": bracket_json(self.t_lo, self.t_hi),
             "ratio": bracket_json(self.lower, self.upper),
             "eps_prime": log_json(self.lower, self.upper),
-            "effect": self.effect, "pair": self.scenario.label, "direction": self.direction,
+            "effect": self.effect, "precise": self.precise,
+            "inconclusive": self.why_inconclusive() or None, "pair": self.scenario.label, "direction": self.direction,
             "lp_points": self.lp_points,
         }
 
@@ -309,8 +327,12 @@ def grid_summary(points: list[ExactPoint]) -> str:
             runs[-1].append(p)
         else:
             runs.append([p])
-    return ", ".join(f"{EFFECT_WORDS[r[0].effect]} {_range(r, i == 0, i == len(runs) - 1)}"
+    text = ", ".join(f"{EFFECT_WORDS[r[0].effect]} {_range(r, i == 0, i == len(runs) - 1)}"
                      for i, r in enumerate(runs))
+    loose = [p.eps_text for p in pts if p.effect != "undetermined" and not p.precise]
+    if loose:
+        text += f" (the value of ε' is inconclusive at ε = {', '.join(loose)}: bracket too wide)"
+    return text
 
 
 @dataclass(frozen=True)
@@ -348,8 +370,8 @@ class Report:
         return head
 
     def undetermined(self) -> list[str]:
-        """Why each undecided grid point decides nothing (the inconclusive reasons)."""
-        return [p.why_undetermined() for p in self.points if p.effect == "undetermined"]
+        """Why each inconclusive grid point (undecided, or too wide to read) is inconclusive."""
+        return [w for w in (p.why_inconclusive() for p in self.points) if w]
 
     def to_json(self) -> dict[str, Any]:
         eps = self.spec.base.epsilon
