@@ -6,6 +6,7 @@
 * `pair`, `pld`: the earlier certified bracket on an exact integer lattice, and
   `intconv` (exact integer convolution) behind it;
 * `fourier`: the Fourier accountant exactly as printed in MUST Algorithm 1 (floats / mpmath);
+* `dominating`: per-step dominating pairs of a design × mechanism × relation (issue 16);
 * `laws`: the law of K (copies of the differing record in a sample) of the MUST schemes.
 
     from fractions import Fraction
@@ -24,15 +25,19 @@ from verifydp.accounting.composition import (
     mixture_gaussian,
     poisson_gaussian,
 )
+from verifydp.accounting.dominating import Dominating, dominating_pairs, law_pair
 
 __all__ = [
     "Composed",
+    "Dominating",
     "Grid",
     "Pair",
     "compose",
     "composed",
+    "dominating_pairs",
     "fixed_size_gaussian",
     "laplace",
+    "law_pair",
     "mixture_gaussian",
     "poisson_gaussian",
 ]

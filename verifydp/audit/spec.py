@@ -88,7 +88,19 @@ NEEDS = {  # which part of population a design kind needs
     "stratified-neyman": "strata", "cluster-srs": "clusters", "two-stage-cluster": "clusters",
     "cluster-pps": "clusters", "poisson-pps": "size_classes", "successive-pps": "size_classes",
 }
-TOP_KEYS = ("name", "description", "population", "design", "base", "protect", "target", "audit")
+TOP_KEYS = ("name", "description", "population", "design", "base", "protect", "target", "audit",
+            "mechanism", "composition", "accountant")
+
+# deployment sections (issue 16): the concrete mechanism, T releases, the user's accountant
+MECHANISMS = ("gaussian", "laplace", "randomized-response", "discrete-gaussian")
+QUERIES = ("sum", "mean", "count")
+ACCOUNTANTS = ("dp-accounting-pld", "dp-accounting-rdp", "opacus-rdp", "opacus-prv",
+               "prv-accountant", "autodp")
+ASSUMED_SAMPLERS = ("poisson", "fixed-size", "shuffle")
+MAX_STEPS = 10**6
+# designs whose per-step dominating pair is derived (verifydp.accounting.dominating)
+DEPLOYMENT_KINDS = ("poisson", "srswor", "srswr", "stratified-fixed", "cluster-srs",
+                    "two-stage-cluster", "must-ow", "must-wo", "must-ww")
 
 
 class DesignFileError(ValueError):
@@ -121,6 +133,58 @@ class Guarantee:
 
 
 @dataclass(frozen=True)
+class MechanismSpec:
+    """The concrete base mechanism (issue 16): noise of `kind` on a clipped query. `clip`
+    bounds each record's contribution (its norm: L2 for Gaussian noise, L1 for Laplace), so
+    one record moves a sum by at most `clip` when added or removed and by 2·clip when
+    substituted; a count moves by 1 either way; a mean is the sum over the public `divisor`.
+    `noise` is the standard deviation σ (Gaussian kinds) or the scale b (Laplace), on the
+    released query's own scale; `epsilon0` is randomized response's parameter."""
+
+    kind: str
+    query: str
+    clip: Fraction
+    noise: Fraction
+    divisor: Fraction = Fraction(1)
+    epsilon0: Fraction = Fraction(0)
+
+    @property
+    def magnitude(self) -> Fraction:
+        """How far one added or removed record moves the released query."""
+        return (Fraction(1) if self.query == "count" else self.clip) / self.divisor
+
+    @property
+    def diameter(self) -> Fraction:
+        """How far one record's change of value moves the released query (values in a
+        ball of radius clip: diameter 2·clip; counts: 0 or 1)."""
+        return (Fraction(1) if self.query == "count" else 2 * self.clip) / self.divisor
+
+
+@dataclass(frozen=True)
+class CompositionSpec:
+    """T releases; exactly one of a target δ (report ε(δ)) or a target ε (report δ(ε)).
+    `resample`: every release draws a new sample (DP-SGD) or all use one sample (a survey
+    publishing T tables)."""
+
+    steps: int
+    delta: Fraction | None
+    epsilon: Fraction | None
+    resample: bool = True
+    rtol: Fraction = Fraction(1, 50)
+
+
+@dataclass(frozen=True)
+class AccountantSpec:
+    """The accountant the user runs, with what it assumes (e.g. Poisson with q = batch/N)."""
+
+    name: str
+    assumes: str
+    q: Fraction
+    noise_multiplier: Fraction
+    steps: int
+
+
+@dataclass(frozen=True)
 class AuditSpec:
     """A validated design file."""
 
@@ -138,6 +202,9 @@ class AuditSpec:
     instance_size: int = 40
     eps_grid: tuple[Fraction, ...] = ()
     design: Design = field(default=None, compare=False)  # type: ignore[assignment]
+    mechanism: MechanismSpec | None = None
+    composition: CompositionSpec | None = None
+    accountant: AccountantSpec | None = None
 
     def to_json(self) -> dict[str, Any]:
         def js(v: Any) -> Any:
@@ -537,6 +604,126 @@ def _audit_options(obj: object) -> tuple[int, tuple[Fraction, ...]]:
     return size, tuple(sorted(set(grid)))
 
 
+def _positive(where: str, x: object) -> Fraction:
+    v = number(where, x)
+    if v <= 0:
+        raise _fail(where, f"must be positive, got {v}")
+    return v
+
+
+def _mechanism(obj: object, protect: Relation) -> MechanismSpec:
+    where = "mechanism"
+    t = _table(where, obj)
+    _keys(where, t, ("kind", "query", "clip", "sigma", "noise_multiplier", "scale", "divisor",
+                     "epsilon0"))
+    if "kind" not in t:
+        raise _fail("mechanism.kind", f"missing (one of {', '.join(MECHANISMS)})")
+    kind = _choice("mechanism.kind", t["kind"], MECHANISMS)
+    if kind in ("randomized-response", "discrete-gaussian"):
+        # their outputs are discrete; the certified composition (accounting.composition)
+        # has continuous kernels only, so no certified number could be given
+        raise _fail("mechanism.kind", f"{kind}: certified composition of discrete outputs is "
+                                      "not implemented yet (use gaussian or laplace)")
+    query = _choice("mechanism.query", t.get("query", "sum"), QUERIES)
+    if query == "count":
+        if "clip" in t:
+            raise _fail("mechanism.clip", "a count has no clipping bound (each record adds 0 "
+                                          "or 1)")
+        clip = Fraction(1)
+    elif "clip" not in t:
+        raise _fail("mechanism.clip", f"missing (the clipping bound of each record's "
+                                      f"contribution to the {query})")
+    else:
+        clip = _positive("mechanism.clip", t["clip"])
+    divisor = _positive("mechanism.divisor", t["divisor"]) if "divisor" in t else Fraction(1)
+    if query != "mean" and "divisor" in t:
+        raise _fail("mechanism.divisor", "only a mean has a divisor")
+    if query == "mean" and "divisor" not in t:
+        raise _fail("mechanism.divisor", "missing (the public denominator of the mean, e.g. "
+                                         "the batch size)")
+    allowed = {"gaussian": ("sigma", "noise_multiplier"), "laplace": ("scale",)}[kind]
+    given = [k for k in ("sigma", "noise_multiplier", "scale") if k in t]
+    for k in given:
+        if k not in allowed:
+            raise _fail(f"mechanism.{k}", f"not a parameter of {kind} (use {' or '.join(allowed)})")
+    if len(given) != 1:
+        raise _fail(f"mechanism.{allowed[0]}", f"give exactly one of {', '.join(allowed)}")
+    noise = _positive(f"mechanism.{given[0]}", t[given[0]])
+    if given[0] == "noise_multiplier":  # DP-SGD convention: σ = multiplier × clip (sum scale)
+        noise = noise * clip / divisor
+    return MechanismSpec(kind, query, clip, noise, divisor)
+
+
+def _composition(obj: object) -> CompositionSpec:
+    where = "composition"
+    t = _table(where, obj)
+    _keys(where, t, ("steps", "delta", "epsilon", "resample", "rtol"))
+    if "steps" not in t:
+        raise _fail("composition.steps", "missing (the number of releases T)")
+    steps = t["steps"]
+    if isinstance(steps, bool) or not isinstance(steps, int):
+        raise _fail("composition.steps", f"must be an integer, got {steps!r}")
+    if steps <= 0:
+        raise _fail("composition.steps", f"must be positive, got {steps}")
+    if steps > MAX_STEPS:
+        raise _fail("composition.steps", f"{steps} exceeds the limit {MAX_STEPS}")
+    if ("delta" in t) == ("epsilon" in t):
+        raise _fail("composition", "give exactly one of delta (report ε at this δ) or epsilon "
+                                   "(report δ at this ε)")
+    delta = eps = None
+    if "delta" in t:
+        delta = number("composition.delta", t["delta"])
+        if not 0 < delta < 1:
+            raise _fail("composition.delta", f"must be in (0, 1), got {delta}")
+    else:
+        eps = number("composition.epsilon", t["epsilon"])
+        if not 0 <= eps <= MAX_EPSILON:
+            raise _fail("composition.epsilon", f"must be in [0, {MAX_EPSILON}], got {eps}")
+    resample = t.get("resample", True)
+    if not isinstance(resample, bool):
+        raise _fail("composition.resample", f"must be true or false, got {resample!r}")
+    rtol = number("composition.rtol", t.get("rtol", "1/50"))
+    if not Fraction(1, 1000) <= rtol <= Fraction(1, 2):
+        raise _fail("composition.rtol", f"must be in [1/1000, 1/2], got {rtol}")
+    return CompositionSpec(steps, delta, eps, resample, rtol)
+
+
+def _accountant(obj: object, kind: str, params: Mapping[str, Any], size: int,
+                mech: MechanismSpec, comp: CompositionSpec | None) -> AccountantSpec:
+    where = "accountant"
+    t = _table(where, obj)
+    _keys(where, t, ("name", "assumes", "q", "noise_multiplier", "steps"))
+    if "name" not in t:
+        raise _fail("accountant.name", f"missing (one of {', '.join(ACCOUNTANTS)})")
+    name = _choice("accountant.name", t["name"], ACCOUNTANTS)
+    assumes = _choice("accountant.assumes", t.get("assumes", "poisson"), ASSUMED_SAMPLERS)
+    if "q" in t:
+        q = probability("accountant.q", t["q"])
+    elif kind == "poisson":
+        q = params["q"]
+    elif kind == "srswor":
+        q = Fraction(params["m"], size)  # what loaders pass: batch / N
+    else:
+        raise _fail("accountant.q", f"missing (the sampling rate the accountant is given; "
+                                    f"no default for design kind {kind})")
+    if not 0 < q <= 1:
+        raise _fail("accountant.q", f"must be in (0, 1], got {q}")
+    if "noise_multiplier" in t:
+        z = _positive("accountant.noise_multiplier", t["noise_multiplier"])
+    else:  # what the accountant is given: σ over the add/remove sensitivity
+        z = mech.noise / mech.magnitude
+    if "steps" in t:
+        steps = integer("accountant.steps", t["steps"], 1, MAX_STEPS)
+    elif comp is not None:
+        steps = comp.steps
+    else:
+        raise _fail("accountant.steps", "missing (no [composition] section gives it)")
+    if mech.kind != "gaussian" and name != "dp-accounting-pld":
+        raise _fail("accountant.name", f"{name} is compared for Gaussian noise only "
+                                       f"(dp-accounting-pld also takes Laplace)")
+    return AccountantSpec(name, assumes, q, z, steps)
+
+
 def parse_design(obj: object) -> AuditSpec:
     """Validate a design file already parsed into a dict (from TOML or JSON)."""
     t = _table("design file", obj)
@@ -563,8 +750,17 @@ def parse_design(obj: object) -> AuditSpec:
         raise _fail("target.delta", "is 0, but a base with δ > 0 can never give a pure "
                                     "guarantee; state the target δ")
     inst, grid = _audit_options(t.get("audit", {}))
+    mech = _mechanism(t["mechanism"], protect) if "mechanism" in t else None
+    comp = _composition(t["composition"]) if "composition" in t else None
+    if "accountant" in t and mech is None:
+        raise _fail("mechanism", "missing section (an accountant needs the mechanism)")
+    if (mech or comp) and kind not in DEPLOYMENT_KINDS:
+        raise _fail("design.kind", f"{kind}: no dominating pair is derived for this design yet "
+                                   f"(deployment audits: {', '.join(DEPLOYMENT_KINDS)})")
+    acct = (_accountant(t["accountant"], kind, params, size, mech, comp)  # type: ignore[arg-type]
+            if "accountant" in t else None)
     return AuditSpec(name, desc, size, strata, clusters, classes, kind, params, base,
-                     protect, target, inst, grid, design)
+                     protect, target, inst, grid, design, mech, comp, acct)
 
 
 def load_design(path: Path | str) -> AuditSpec:

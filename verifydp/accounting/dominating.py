@@ -1,0 +1,172 @@
+"""Per-step dominating pairs for a design × mechanism × neighbouring relation (issue 16).
+
+One step releases M(S) = f(S) + noise, f a clipped sum (each record's contribution in a ball
+of radius C), count or mean, S the design's sample. A pair (P, Q) *dominates* the step when
+every ordered neighbouring dataset pair (D, D') has H_γ(M(D)‖M(D')) ≤ H_γ(P‖Q) for every
+γ ≥ 0 (or the same with (Q, P)); T independent steps are then dominated by (P^T, Q^T)
+(Zhu, Dong & Wang 2022, Theorem 10), which `compose` brackets in both directions.
+
+Three forms, with a = the add/remove magnitude (C, or 1 for a count) and d = the substitution
+diameter (2C, or 1), K(c) the noise kernel centred at c (docs/foundations.md#composition):
+
+* ``added``    — (1−π)K(0) + πK(a) against K(0): the record joins the sample with
+  probability π and nothing else moves (Poisson under add/remove; whole clusters).
+* ``swapped``  — (1−π)K(0) + πK(C) against (1−π)K(0) + πK(−C): the record's value changes
+  and the others' sample does not depend on it (Poisson under substitution; a count uses
+  ``added`` with a = 1, its two values being 0 and 1).
+* ``displaced`` — Σ_l Pr(K = l) K(l·d) against K(0), K the copies of the record in the
+  sample: with a fixed sample size an added record *displaces* another one, so the sum moves
+  by up to 2C per copy, not C (Lebeda, Regehr, Kamath & Steinke 2024, "Avoiding pitfalls
+  for privacy accounting of subsampled mechanisms under composition"); the same pair for a
+  substitution. Fixed-size without replacement (K ~ Bernoulli(m/N)), with replacement
+  (Binomial(m, 1/N)), MUST (`accounting.laws`), stratified fixed allocations (the worst
+  stratum's m_h/N_h), two-stage clusters.
+
+Every pair here is *realisable*: all other records at −C (or 0 for a count) and the record at
++C (or 1) give exactly (P, Q) — so compose's lower bound is a lower bound of the design's
+worst case, not only of the pair's. Domination is argued in proofs/deployment_pairs.md and
+checked by tests/audit/test_deployment.py against every dataset pair of small populations
+with contributions on a grid including ±C.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from verifydp.accounting.composition import Pair
+from verifydp.accounting.laws import truncated_law
+
+__all__ = ["Dominating", "dominating_pairs", "law_pair"]
+
+KERNELS = {"gaussian": "gauss", "laplace": "laplace"}
+
+
+@dataclass(frozen=True)
+class Dominating:
+    """One candidate per-step pair with the share of dataset pairs it covers.
+
+    `law` is the law of K behind it (copies of the record: l ↦ Pr) and `tail` the exact mass
+    a truncated law of K left out (δ ≤ δ₀ + Tτ and δ ≥ δ₀ − Tτ(1 + e^ε), accounting.laws).
+    `form` is added / swapped / displaced (module docstring); `why` one line for the report."""
+
+    pair: Pair
+    form: str
+    law: tuple[tuple[int, Fraction], ...]
+    tail: Fraction
+    why: str
+
+    @property
+    def q(self) -> Fraction | None:
+        """Pr(K = 1) when K ∈ {0, 1} (the record is in the sample at most once)."""
+        if all(k in (0, 1) for k, _ in self.law):
+            return sum((w for k, w in self.law if k == 1), Fraction(0))
+        return None
+
+
+def law_pair(law: tuple[tuple[int, Fraction], ...], shift: Fraction, noise: Fraction,
+             kernel: str, form: str, name: str = "") -> Pair:
+    """The pair of a law of K: ``displaced``/``added`` put copy l at l·shift against K(0);
+    ``swapped`` puts it at ±shift. The loss is non-decreasing in x for both kernels: against
+    K(0) every component's likelihood ratio K(x − c)/K(x) is non-decreasing for c ≥ 0; for
+    ``swapped`` (K ≤ 1) the ratio ((1−π) + πK(x−s)/K(x)) / ((1−π) + πK(x+s)/K(x)) has a
+    non-decreasing numerator and non-increasing denominator."""
+    law = tuple((int(k), Fraction(w)) for k, w in law if w)
+    total = sum(w for _, w in law)
+    law = tuple((k, w / total) for k, w in law)  # a truncated law, renormalised (tail apart)
+    p = tuple((w, Fraction(k) * shift) for k, w in law)
+    if form == "swapped":
+        q = tuple((w, -Fraction(k) * shift) for k, w in law)
+    else:
+        q = ((Fraction(1), Fraction(0)),)
+    return Pair(p, q, Fraction(noise), kernel, name)
+
+
+def _bernoulli(pi: Fraction) -> tuple[tuple[int, Fraction], ...]:
+    return ((0, 1 - pi), (1, pi)) if pi < 1 else ((1, Fraction(1)),)
+
+
+def _cluster_candidates(sizes: tuple[int, ...], ell: int, within: str,
+                        p: Mapping[str, Any], add_remove: bool
+                        ) -> list[tuple[str, Fraction]]:
+    """(form, π) of a two-stage cluster design, worst over the record's cluster: under
+    add/remove the record's cluster has size s in the larger population (s ranges over the
+    sizes present and one more); within-cluster SRS of m displaces a record iff m ≤ s − 1."""
+    k = len(sizes)
+    frac = Fraction(ell, k)
+    if within == "poisson":
+        return [("added" if add_remove else "swapped", frac * p["q"])]
+    m = p["m"]
+    cands: dict[str, Fraction] = {}
+    grown = set(sizes) | ({s + 1 for s in sizes} if add_remove else set())
+    for s in grown:
+        pi = frac * min(Fraction(1), Fraction(m, s))
+        form = "displaced" if m <= s - 1 or not add_remove else "added"
+        if not add_remove and m >= s:
+            form = "swapped"  # the whole cluster is kept: nothing is displaced
+        cands[form] = max(cands.get(form, Fraction(0)), pi)
+    return sorted(cands.items())
+
+
+def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
+                     query: str, magnitude: Fraction, diameter: Fraction, noise: Fraction,
+                     add_remove: bool, strata_sizes: Mapping[str, int] | None = None,
+                     clusters: tuple[int, ...] = ()) -> tuple[Dominating, ...]:
+    """The candidate per-step pairs of a design (the design file's kind and parameters,
+    population size N): the worst case over all neighbouring datasets is the largest of
+    the candidates' composed δ (each covers the dataset pairs its `why` names)."""
+    if mechanism not in KERNELS:
+        raise ValueError(f"no dominating pair for mechanism {mechanism!r}")
+    kernel = KERNELS[mechanism]
+    count = query == "count"
+    half = diameter / 2  # C for a sum: the swapped pair puts the record at ±C
+
+    def make(form: str, law: tuple[tuple[int, Fraction], ...], tail: Fraction,
+             why: str) -> Dominating:
+        if form == "swapped" and count:
+            form = "added"  # a count's two values are 0 and 1: the record adds 0 or 1
+        shift = {"added": magnitude, "swapped": half, "displaced": diameter}[form]
+        if form == "added" and count:
+            shift = diameter
+        return Dominating(law_pair(law, shift, noise, kernel, form, f"{kind} {form}"),
+                          form, law, tail, why)
+
+    if kind == "poisson":
+        q = params["q"]
+        if add_remove:
+            return (make("added", _bernoulli(q), Fraction(0),
+                         f"Poisson(q = {q}): the record joins w.p. q, nothing else moves"),)
+        return (make("swapped", _bernoulli(q), Fraction(0),
+                     f"Poisson(q = {q}): the record's value changes (±C), the others' "
+                     f"sample is independent of it"),)
+    if kind == "srswor":
+        q = Fraction(params["m"], size)
+        return (make("displaced", _bernoulli(q), Fraction(0),
+                     f"fixed size m = {params['m']} without replacement: the record is in "
+                     f"w.p. m/N = {q} and displaces another (shift 2C)"),)
+    if kind == "stratified-fixed":
+        assert strata_sizes is not None
+        q = max(Fraction(m, strata_sizes[h]) for h, m in params["sizes"].items() if m)
+        return (make("displaced", _bernoulli(q), Fraction(0),
+                     f"fixed allocation, worst stratum m_h/N_h = {q}: inside the stratum a "
+                     f"fixed-size draw (displacement, shift 2C); other strata unaffected"),)
+    if kind == "cluster-srs":
+        pi = Fraction(params["ell"], len(clusters))
+        form = "added" if add_remove else "swapped"
+        return (make(form, _bernoulli(pi), Fraction(0),
+                     f"{params['ell']} of {len(clusters)} clusters kept whole: the record's "
+                     f"cluster is drawn w.p. {pi}"),)
+    if kind == "two-stage-cluster":
+        return tuple(make(form, _bernoulli(pi), Fraction(0),
+                          f"two-stage: the record is drawn w.p. at most {pi} ({form})")
+                     for form, pi in _cluster_candidates(clusters, params["ell"],
+                                                          params["within"], params, add_remove))
+    if kind in ("srswr", "must-ow", "must-wo", "must-ww"):
+        law = truncated_law("wr" if kind == "srswr" else kind, size, params.get("b"),
+                            params["m"])
+        return (make("displaced", law.weights, law.tau,
+                     f"{kind}: K copies (exact law, tail {float(law.tau):.1e}), each "
+                     f"displacing a record (shift 2C per copy)"),)
+    raise ValueError(f"no dominating pair derived for design kind {kind!r}")

@@ -1,0 +1,428 @@
+"""Auditing a deployment: the named mechanism, T releases, and the user's accountant (issue 16).
+
+Given a design file with `[mechanism]` and `[composition]` (docs/design-files.md#deployment),
+this computes
+
+* the certified ε at the target δ (or δ at the target ε) after T releases, as a bracket
+  [lo, hi]: the largest over the design's per-step dominating pairs
+  (`verifydp.accounting.dominating`, each realisable, so lo is attained by a concrete dataset
+  pair and hi holds for every one) of `compose`'s certified bracket; lattice refined until
+  the relative width is at most the file's `rtol`;
+* the same for one release;
+* when `[accountant]` names one, that accountant's ε (a peer library, imported lazily) and a
+  flag when it is below the certified lower bound.
+
+Releases either draw a new sample each (`resample = true`, DP-SGD: the product of per-step
+pairs) or all use one sample (`resample = false`, a survey publishing T tables: one draw of
+the sample, then T releases). For the latter, with the record in the sample at most once
+(K ∈ {0, 1}, probability q) and (A, B) the T-fold pair of the bare mechanism, the pair is
+((1−q)B + qA, B) and, exactly (Balle, Barthe & Gaboardi 2018, Theorem 2 for the first):
+
+    δ_{P‖Q}(ε) = q · δ_{A‖B}(log(1 + (e^ε − 1)/q)),
+    δ_{Q‖P}(ε) = (1 − e^ε(1−q)) · δ_{B‖A}(−log c),   c = (1 − e^ε(1−q)) / (e^ε q) ∈ (0, 1],
+
+(δ_{Q‖P} = 0 when c ≤ 0); δ_{A‖B} = δ_{B‖A} for a shifted Gaussian or Laplace (reflection),
+and δ(·) is non-increasing, so rational ends of the arguments' enclosures keep it certified.
+Papers and claim ids: docs/foundations.md#composition.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context
+from fractions import Fraction
+from typing import Any
+
+import flint
+
+from verifydp.accounting import Composed, Grid, composed
+from verifydp.accounting.dominating import Dominating, dominating_pairs, law_pair
+from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
+from verifydp.exact.interval import Bracket
+from verifydp.population import Relation
+
+__all__ = ["AccountantResult", "Deployment", "audit_deployment", "number_json"]
+
+_TOL = Fraction(1, 2000)   # bisection tolerance of ε(δ), relative
+_MAX_REFINE = 3
+_CURVE_EPS = tuple(Fraction(k, 20) for k in (4, 7, 10, 13, 16, 20, 24, 30, 40))  # × ε(T)
+_CURVE_TOL = Fraction(1, 50)  # plotted points: a coarser bisection (still certified)
+
+
+def number_json(b: Bracket) -> dict[str, Any]:
+    """{"lo", "hi", "lo_float", "hi_float"}: decimal strings rounded outward (9 digits)."""
+    def dec(x: Fraction, up: bool) -> str:
+        ctx = Context(prec=9, rounding=ROUND_CEILING if up else ROUND_FLOOR)
+        return str(ctx.divide(x.numerator, x.denominator))
+
+    return {"lo": dec(b.lo, False), "hi": dec(b.hi, True),
+            "lo_float": float(b.lo), "hi_float": float(b.hi)}
+
+
+def _fmt(b: Bracket) -> str:
+    return f"[{float(b.lo):.6g}, {float(b.hi):.6g}]"
+
+
+# ---------------------------------------------------------------- certified pieces
+
+
+def _arb(x: Fraction) -> flint.arb:
+    return flint.arb(x.numerator) / x.denominator
+
+
+def _frac(x: flint.arb, up: bool) -> Fraction:
+    """An exact rational at or beyond the ball's end (upper end when up)."""
+    end = x.upper() if up else x.lower()
+    man, exp = end.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+DeltaFn = Callable[[Fraction], Bracket]
+
+
+def _resampled(cs: list[tuple[Composed, Dominating]], steps: int) -> DeltaFn:
+    """δ(ε) bracket: the largest over candidates, with a truncated law's tail (laws.py)."""
+    def delta(eps: Fraction) -> Bracket:
+        lo = hi = Fraction(0)
+        for c, d in cs:
+            b = c.delta(eps)
+            t_hi = b.hi + steps * d.tail
+            t_lo = b.lo
+            if d.tail:
+                t_lo -= steps * d.tail * (1 + _frac(_arb(eps).exp(), up=True))
+            lo, hi = max(lo, t_lo), max(hi, min(t_hi, Fraction(1)))
+        return Bracket(max(lo, Fraction(0)), max(hi, lo, Fraction(0)))
+    return delta
+
+
+def _one_sample(cs: list[tuple[Composed, Fraction]]) -> DeltaFn:
+    """δ(ε) of ((1−q)B + qA, B) from the T-fold (A, B) (module docstring)."""
+    def delta(eps: Fraction) -> Bracket:
+        e = _arb(eps).exp()
+        lo = hi = Fraction(0)
+        for c, q in cs:
+            qa = _arb(q)
+            a = (1 + (e - 1) / qa).log()
+            b1 = (c.delta(_frac(a, up=False)), c.delta(_frac(a, up=True)))
+            lo = max(lo, q * b1[1].lo)
+            hi = max(hi, q * b1[0].hi)
+            f = 1 - e * (1 - qa)
+            if f.upper() <= 0:
+                continue
+            if not f.lower() > 0:  # c straddles 0: δ_{Q‖P} ≤ f⁺ · δ(0)
+                hi = max(hi, _frac(f, up=True) * c.delta(Fraction(0)).hi)
+                continue
+            arg = -(f / (e * qa)).log()
+            lo = max(lo, _frac(f, up=False) * c.delta(_frac(arg, up=True)).lo)
+            hi = max(hi, _frac(f, up=True) * c.delta(max(_frac(arg, up=False), Fraction(0))).hi)
+        return Bracket(max(lo, Fraction(0)), min(max(hi, lo), Fraction(1)))
+    return delta
+
+
+def _epsilon(delta: DeltaFn, target: Fraction, tol: Fraction = _TOL,
+             hint: Fraction | None = None) -> Bracket:
+    """ε(δ) = inf{ε ≥ 0: δ(ε) ≤ target}, bracketed by bisection on certified δ brackets
+    (δ(·) non-increasing: any ε with δ_hi ≤ target is an upper bound, any with δ_lo > target
+    a lower bound)."""
+    if delta(Fraction(0)).hi <= target:
+        return Bracket(0, 0)
+    lo_ok, hi_ok = Fraction(0), hint if hint else Fraction(1)
+    while delta(hi_ok).hi > target:
+        if delta(hi_ok).lo > target:
+            lo_ok = hi_ok
+        hi_ok *= 2
+        if hi_ok > 2**10:
+            raise ArithmeticError("ε(δ) beyond 1024: the lattice cannot resolve it")
+    a, b = lo_ok, hi_ok
+    while b - a > tol * max(b, Fraction(1, 100)):
+        mid = (a + b) / 2
+        a, b = (a, mid) if delta(mid).hi <= target else (mid, b)
+    eps_hi = b
+    a, b = lo_ok, eps_hi
+    if delta(a).lo <= target:
+        return Bracket(0, eps_hi)
+    while b - a > tol * max(b, Fraction(1, 100)):
+        mid = (a + b) / 2
+        a, b = (mid, b) if delta(mid).lo > target else (a, mid)
+    return Bracket(a, eps_hi)
+
+
+# ---------------------------------------------------------------- the audit
+
+
+@dataclass(frozen=True)
+class AccountantResult:
+    name: str
+    assumes: str
+    q: Fraction
+    noise_multiplier: Fraction
+    steps: int
+    value: float | None          # the accountant's ε (or δ), None when it could not run
+    note: str                    # why not, or the flag's sentence
+    understates: float | None    # certified lo / accountant value, when below the bracket
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "assumes": self.assumes, "q": str(self.q),
+                "noise_multiplier": str(self.noise_multiplier), "steps": self.steps,
+                "value": self.value, "note": self.note, "understates_by": self.understates}
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """The deployment part of a report."""
+
+    mechanism: str
+    steps: int
+    resample: bool
+    quantity: str                 # "epsilon" (at the target δ) or "delta" (at the target ε)
+    at: Fraction                  # the target δ or ε
+    pairs: tuple[str, ...]        # one line per candidate dominating pair
+    result: Bracket               # after T releases
+    one_step: Bracket             # after one release
+    target: str                   # met / violated / undetermined / not compared
+    accountant: AccountantResult | None
+    curve_delta: tuple[tuple[Fraction, Bracket], ...] = ()   # (ε, δ(ε)) after T releases
+    curve_steps: tuple[tuple[int, Bracket], ...] = ()        # ε (or δ) against steps
+    seconds: float = 0.0
+    grid_h: Fraction = field(default=Fraction(1, 1000))
+
+    @property
+    def relative_width(self) -> float:
+        return float(self.result.width / self.result.hi) if self.result.hi else 0.0
+
+    def headline(self) -> str:
+        sym, other = ("ε", "δ") if self.quantity == "epsilon" else ("δ", "ε")
+        return (f"{sym} at {other} = {float(self.at):g} after {self.steps} releases of "
+                f"{self.mechanism}: certified {_fmt(self.result)} (target {self.target})")
+
+    def lines(self) -> list[str]:
+        out = [self.headline(),
+               f"one release: {_fmt(self.one_step)}; "
+               f"{'a new sample per release' if self.resample else 'one sample for all releases'}"]
+        out += [f"dominating pair: {p}" for p in self.pairs]
+        if self.accountant is not None:
+            a = self.accountant
+            val = "not run" if a.value is None else f"{a.value:.6g}"
+            out.append(f"your accountant {a.name} (assumes {a.assumes}, q = {float(a.q):.6g}, "
+                       f"noise multiplier {float(a.noise_multiplier):g}, {a.steps} steps): "
+                       f"{val}. {a.note}")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mechanism": self.mechanism, "steps": self.steps, "resample": self.resample,
+            "quantity": self.quantity, "at": str(self.at),
+            "result": number_json(self.result), "one_step": number_json(self.one_step),
+            "relative_width": self.relative_width, "target": self.target,
+            "pairs": list(self.pairs),
+            "accountant": None if self.accountant is None else self.accountant.to_json(),
+            "curve_delta": [{"epsilon": str(e), "delta": number_json(b)}
+                            for e, b in self.curve_delta],
+            "curve_steps": [{"steps": t, self.quantity: number_json(b)}
+                            for t, b in self.curve_steps],
+            "seconds": self.seconds, "lattice_step": str(self.grid_h),
+        }
+
+
+def candidates(spec: AuditSpec) -> tuple[Dominating, ...]:
+    """The design's per-step dominating pairs for the file's mechanism and relation."""
+    mech = spec.mechanism
+    assert mech is not None
+    return dominating_pairs(
+        spec.kind, spec.params, spec.size, mech.kind, mech.query, mech.magnitude,
+        mech.diameter, mech.noise, spec.protect is Relation.ADD_REMOVE,
+        {s.name: s.size for s in spec.strata}, spec.clusters)
+
+
+def _delta_fn(cands: tuple[Dominating, ...], steps: int, resample: bool, grid: Grid,
+              kernel_of: Callable[[Dominating], tuple[Fraction, Fraction, str]]) -> DeltaFn:
+    if resample:
+        return _resampled([(composed(d.pair, steps, grid), d) for d in cands], steps)
+    bases = []
+    for d in cands:
+        shift, noise, kernel = kernel_of(d)
+        bare = law_pair(((1, Fraction(1)),), shift, noise, kernel, "added", "bare mechanism")
+        bases.append((composed(bare, steps, grid), d.q))
+    return _one_sample(bases)  # type: ignore[arg-type]
+
+
+def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = None,
+                     curves: bool = True) -> Deployment:
+    """The deployment part of `verifydp audit` (module docstring)."""
+    t0 = time.perf_counter()
+    mech, comp = spec.mechanism, spec.composition
+    if mech is None:
+        raise DesignFileError("mechanism: missing section (the deployment audit needs it)")
+    if comp is None:  # a [mechanism] alone: one release at the target's δ
+        comp = CompositionSpec(1, spec.target.delta or None,
+                               None if spec.target.delta else spec.target.epsilon)
+    step = progress or (lambda _s: None)
+    try:
+        cands = candidates(spec)
+    except ValueError as exc:
+        raise DesignFileError(f"design: {exc}") from None
+    if not comp.resample:
+        bad = [d for d in cands if d.q is None or d.form == "swapped"]
+        if bad:
+            raise DesignFileError(
+                "composition.resample: false is supported when the record is in the sample at "
+                f"most once and its value is not swapped in place ({bad[0].form} pair here)")
+
+    def kernel_of(d: Dominating) -> tuple[Fraction, Fraction, str]:
+        shift = max(c for _, c in d.pair.p)
+        return shift, d.pair.scale, d.pair.kernel
+
+    quantity_is_eps = comp.delta is not None
+
+    def answer(fn: DeltaFn, tol: Fraction = _TOL, hint: Fraction | None = None) -> Bracket:
+        if comp.delta is not None:
+            return _epsilon(fn, comp.delta, tol, hint)
+        return fn(comp.epsilon)  # type: ignore[arg-type]
+
+    grid = Grid()
+    fn: DeltaFn
+    for refinement in range(_MAX_REFINE + 1):
+        step(f"composing {comp.steps} releases (lattice step {grid.h})")
+        fn = _delta_fn(cands, comp.steps, comp.resample, grid, kernel_of)
+        result = answer(fn)
+        if result.hi == 0 or result.width <= comp.rtol * result.hi or refinement == _MAX_REFINE:
+            break
+        grid = Grid(grid.h / 2, grid.z, grid.window_sd, grid.negligible_bits)
+    step("one release")
+    one = answer(_delta_fn(cands, 1, comp.resample, Grid(), kernel_of))
+    curve_d: list[tuple[Fraction, Bracket]] = []
+    curve_t: list[tuple[int, Bracket]] = []
+    if curves:
+        step("δ(ε) curve")
+        # δ brackets at a grid of ε: ε(δ) is monotone, so they bound the curve ε(δ) too
+        top = result.hi if quantity_is_eps else comp.epsilon or Fraction(1)
+        curve_d = [(e * top, fn(e * top)) for e in _CURVE_EPS if e * top > 0]
+        step("steps curve")
+        # a coarser lattice for the plotted points: certified, only the bands are wider
+        coarse = Grid(Fraction(1, 500))
+        ts = sorted({max(1, comp.steps // k) for k in (16, 4)} - {comp.steps})
+        curve_t = [(t, answer(_delta_fn(cands, t, comp.resample, coarse, kernel_of),
+                              _CURVE_TOL, result.hi))
+                   for t in ts] + [(comp.steps, result)]
+    quantity = "epsilon" if comp.delta is not None else "delta"
+    at = comp.delta if comp.delta is not None else comp.epsilon
+    assert at is not None
+    target = _target(spec, quantity, at, result)
+    acct = _accountant(spec, quantity, at, result) if spec.accountant is not None else None
+    return Deployment(
+        f"{mech.kind} noise {float(mech.noise):g} on a {mech.query} clipped at "
+        f"{float(mech.clip):g}" + (f" / {float(mech.divisor):g}" if mech.query == "mean" else ""),
+        comp.steps, comp.resample, quantity, at, tuple(d.why for d in cands), result, one,
+        target, acct, tuple(curve_d), tuple(curve_t), time.perf_counter() - t0, grid.h)
+
+
+def _target(spec: AuditSpec, quantity: str, at: Fraction, result: Bracket) -> str:
+    """The file's [target] against the T-release bracket, when they speak of the same δ/ε."""
+    t = spec.target
+    if quantity == "epsilon" and t.delta == at:
+        bound = t.epsilon
+    elif quantity == "delta" and t.epsilon == at and t.delta > 0:
+        bound = t.delta
+    else:
+        return "not compared"
+    if result.hi <= bound:
+        return "met"
+    if result.lo > bound:
+        return "violated"
+    return "undetermined"
+
+
+# ---------------------------------------------------------------- the user's accountant
+
+
+def peer_value(name: str, mechanism: str, q: float, z: float, steps: int, quantity: str,
+               at: float) -> float:
+    """The named accountant's ε at δ = at (or δ at ε = at), Poisson-subsampled. Raises
+    ImportError when the library is absent."""
+    # peers are optional extras ([peers]): imported here so the audit runs without them
+    if name == "dp-accounting-pld":
+        from dp_accounting.pld import privacy_loss_distribution as pld
+
+        if mechanism == "laplace":
+            d = pld.from_laplace_mechanism(z, sampling_prob=q,
+                                           value_discretization_interval=1e-4)
+        else:
+            d = pld.from_gaussian_mechanism(z, sampling_prob=q,
+                                            value_discretization_interval=1e-4)
+        d = d.self_compose(steps)
+        return (d.get_epsilon_for_delta(at) if quantity == "epsilon"
+                else d.get_delta_for_epsilon(at))
+    if name == "dp-accounting-rdp":
+        import dp_accounting
+        from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+        acc = rdp.RdpAccountant()
+        acc.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)),
+                    steps)
+        return acc.get_epsilon(at) if quantity == "epsilon" else acc.get_delta(at)
+    if name == "prv-accountant":
+        from prv_accountant import PRVAccountant
+        from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
+
+        acc = PRVAccountant([PoissonSubsampledGaussianMechanism(q, z)], eps_error=0.01,
+                            delta_error=1e-12, max_self_compositions=[steps])
+        if quantity == "epsilon":
+            return acc.compute_epsilon(at, [steps])[1]
+        return acc.compute_delta(at, [steps])[1]
+    if name == "autodp":
+        from autodp import rdp_acct, rdp_bank
+
+        acct = rdp_acct.anaRDPacct()
+        acct.compose_subsampled_mechanism(
+            lambda x: rdp_bank.RDP_gaussian({"sigma": z}, x), q, coeff=steps)
+        if quantity != "epsilon":
+            raise ImportError("autodp's RDP accountant is compared at a target δ only")
+        return acct.get_eps(at)
+    if name in ("opacus-rdp", "opacus-prv"):
+        from opacus.accountants import PRVAccountant, RDPAccountant
+
+        acc = RDPAccountant() if name == "opacus-rdp" else PRVAccountant()
+        acc.history = [(z, q, steps)]
+        if quantity != "epsilon":
+            raise ImportError("opacus accountants are compared at a target δ only")
+        return acc.get_epsilon(at)
+    raise ImportError(f"unknown accountant {name}")
+
+
+def _accountant(spec: AuditSpec, quantity: str, at: Fraction,
+                result: Bracket) -> AccountantResult:
+    a, mech = spec.accountant, spec.mechanism
+    assert a is not None and mech is not None
+    try:
+        value = float(peer_value(a.name, mech.kind, float(a.q), float(a.noise_multiplier),
+                                 a.steps, quantity, float(at)))
+    except ImportError as exc:
+        return AccountantResult(a.name, a.assumes, a.q, a.noise_multiplier, a.steps, None,
+                                f"not installed or not applicable here ({exc}); install the "
+                                f"[peers] extra to compare", None)
+    except Exception as exc:  # noqa: BLE001 - a peer library's own failure is reported, not raised
+        return AccountantResult(a.name, a.assumes, a.q, a.noise_multiplier, a.steps, None,
+                                f"the accountant failed: {exc}", None)
+    sampler = {"srswor": "fixed-size batches without replacement", "poisson": "Poisson samples",
+               "srswr": "batches with replacement"}.get(spec.kind, f"{spec.kind} samples")
+    sym = "ε" if quantity == "epsilon" else "δ"
+    understates = None
+    if not math.isfinite(value) or Fraction(value) < result.lo:
+        ratio = float(result.lo) / value if value > 0 else math.inf
+        understates = ratio
+        note = (f"FLAG: your accountant assumes {a.assumes}; your loader draws {sampler}: "
+                f"certified {sym} ≥ {float(result.lo):.6g}, accountant says {value:.6g}, "
+                f"understates by ×{ratio:.3g}.")
+    elif Fraction(value) > result.hi:
+        note = (f"conservative: above the certified bracket {_fmt(result)} "
+                f"(×{value / float(result.hi):.3g} of the certified upper end).")
+    else:
+        note = f"inside the certified bracket {_fmt(result)}."
+    if Fraction(a.steps) != (spec.composition.steps if spec.composition else 1):
+        note += " (the accountant was given a different number of steps)"
+    return AccountantResult(a.name, a.assumes, a.q, a.noise_multiplier, a.steps, value, note,
+                            understates)
