@@ -57,6 +57,22 @@ def test_thm61_62_63_hold_and_mutants_caught():
     assert k.check_thm63(FAST, rhs=half).verdict is Verdict.REFUTED
 
 
+def test_extremal_mechanism_attains_theorem_62_at_every_level():
+    """Kairouz et al.'s mechanism makes the check cover the class: its largest power at each
+    level equals the printed upper envelope exactly, so any lower bound is refuted by it."""
+    from fractions import Fraction as F
+    for t in (F(3, 2), F(5)):
+        for d in (F(1, 100), F(1, 3)):
+            pairs = k.extremal_pairs(t, d)
+            assert k._hockey(pairs, t) == d
+            for lv in (F(0), F(1, 20), F(1, 2), F(19, 20), F(1)):
+                bound = testing.APPROX_UPPER.subs({testing.EPS: sympy.log(t),
+                                                   testing.DELTA: d, testing.LEVEL: lv})
+                mp = testing.max_power(pairs, lv)
+                # a power is at most 1; the printed envelope exceeds 1 only near ℓ = 1
+                assert mp.lo == mp.hi == min(F(str(sympy.nsimplify(bound))), F(1)), (t, d, lv)
+
+
 def test_tables_2_and_6():
     for check in (k.check_table2, k.check_table6):
         res = check(Budget())

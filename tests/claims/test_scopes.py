@@ -91,7 +91,7 @@ def test_not_covered_names_grids_and_narrowings() -> None:
     assert any(line.startswith("designs:") and "grid" in line for line in lines)
     assert not any(line.startswith("narrowing:") for line in lines)  # widened: t = 5, 3 δ
     assert any(line.startswith("narrowing:")
-               for line in SCOPES["kifer/thm6.2"].not_covered())
+               for line in SCOPES["bun/thm5.3:event:corrected"].not_covered())
     assert not any(line.startswith("relations:")
                    for line in SCOPES["bun/lemB.1:corrected"].not_covered())
     proved = SCOPES["bun/thm3.1:approx"]

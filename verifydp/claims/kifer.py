@@ -194,6 +194,19 @@ def check_thm61(budget: Budget, upper: sympy.Expr = testing.PURE_UPPER,
     return _result("kifer/thm6.1", [st])
 
 
+EXTREMAL_T = (F(1), F(3, 2), F(2), F(5))
+EXTREMAL_DELTA = (F(0), F(1, 100), F(1, 10), F(1, 3))
+
+
+def extremal_pairs(t: Fraction, delta: Fraction) -> list[tuple[Fraction, Fraction]]:
+    """The extremal (ε, δ)-DP mechanism of Kairouz, Oh and Viswanath (2015, Thm 2.1) on four
+    outputs: P = (δ, (1−δ)t/(1+t), (1−δ)/(1+t), 0), Q its mirror. Every (ε, δ)-DP mechanism's
+    trade-off curve lies above this one's, so its power envelope at each level is the largest
+    (and smallest) over the whole class: checking Theorem 6.2 on it checks the class."""
+    a, b = (1 - delta) * t / (1 + t), (1 - delta) / (1 + t)
+    return [(delta, F(0)), (a, b), (b, a), (F(0), delta)]
+
+
 def check_thm62(budget: Budget, upper: sympy.Expr = testing.APPROX_UPPER,
                 lower: sympy.Expr = testing.APPROX_LOWER) -> ClaimResult:
     """Theorem 6.2 on finite mechanisms at several e^ε, δ = the exact hockey-stick value."""
@@ -204,8 +217,14 @@ def check_thm62(budget: Budget, upper: sympy.Expr = testing.APPROX_UPPER,
             mechs.append((name, pairs, {"epsilon": sympy.log(sympy.Rational(t.numerator,
                                                                                t.denominator)),
                                         "delta": d}))
+    for t in EXTREMAL_T:
+        for d in EXTREMAL_DELTA:
+            mechs.append((f"extremal (e^ε={t}, δ={d})", extremal_pairs(t, d),
+                          {"epsilon": sympy.log(sympy.Rational(t.numerator, t.denominator)),
+                           "delta": d}))
     st = _envelope("Thm 6.2: max(e^{−ε}(ℓ−δ), 1−e^ε(1−ℓ)−δ) ≤ 1−β ≤ "
-                   "min(e^ε ℓ+δ, 1−e^{−ε}(1−ℓ−δ)) with δ = the exact δ(ε)", mechs, upper,
+                   "min(e^ε ℓ+δ, 1−e^{−ε}(1−ℓ−δ)) with δ = the exact δ(ε); the extremal "
+                   "mechanism of each (ε, δ) covers every (ε, δ)-DP mechanism", mechs, upper,
                    lower, lambda s: {"e^epsilon": str(sympy.exp(s["epsilon"])),
                                      "delta": str(s["delta"])}, budget)
     return _result("kifer/thm6.2", [st])

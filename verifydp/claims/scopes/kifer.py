@@ -3,9 +3,8 @@ verifydp/claims/kifer.py). Reviewed in docs/narrowing-review.md."""
 
 from __future__ import annotations
 
-from verifydp.claims.scope import Narrowing, Quantifier, Scope, q
+from verifydp.claims.scope import Quantifier, Scope, q
 from verifydp.claims.scopes.common import (
-    FOLLOW_UP,
     eps_grid,
     formula,
     none,
@@ -54,18 +53,15 @@ SCOPES: dict[str, Scope] = {
     ),
     "kifer/thm6.2": Scope(
         "kifer/thm6.2",
-        _named("every (ε, δ)-DP mechanism and every level-ℓ test",
-               FINITE + ", SRS n = 4, m = 2; every test", "δ = the exact δ(ε) of each "
-               "mechanism"),
-        NEIGH, none(), none(), (eps_grid("ε, δ, ℓ", "t ∈ {1, 3/2, 2}; ℓ incl. 0 and 1"),),
-        (Narrowing("the mechanisms do not include the extremal (ε, δ) mechanism of Kairouz et "
-                   "al. (the 4-output one whose trade-off every (ε, δ)-DP mechanism "
-                   "dominates), so the grid does not touch the bound where it is tight",
-                   "Theorem 6.2 ([42]). Let",
-                   "follow-up: add Kairouz et al.'s mechanism (P(0) = δ, P(1) = (1−δ)t/(1+t), "
-                   "…) to kifer.py's mechanisms; with it one instance per (ε, δ) suffices "
-                   "(Kairouz, Oh, Viswanath 2015, Thm 2.1)",
-                   "left", FOLLOW_UP),),
+        q("every (ε, δ)-DP mechanism and every level-ℓ test",
+          "the extremal (ε, δ) mechanism of each (ε, δ) on the grid, whose trade-off every "
+          "(ε, δ)-DP mechanism dominates (Kairouz, Oh, Viswanath 2015, Thm 2.1), and "
+          + FINITE + ", SRS n = 4, m = 2 at δ = their exact δ(ε); every test", "proof",
+          "the class reduces to the extremal mechanism; its power envelope equals the printed "
+          "bound (tests)"),
+        NEIGH, none(), none(),
+        (eps_grid("ε, δ, ℓ", "t ∈ {1, 3/2, 2, 5}, δ ∈ {0, 1/100, 1/10, 1/3}; 21 levels incl. "
+                  "0 and 1"),),
     ),
     "kifer/thm6.3": Scope(
         "kifer/thm6.3",
