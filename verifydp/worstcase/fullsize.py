@@ -40,17 +40,36 @@ class OutOfReach(ValueError):
 @dataclass(frozen=True)
 class Tail:
     """Mass merged by ψ on one side: (mass, distance from its original point to the anchor)
-    pairs, and the distance from ψ's target point to the anchor (fact 8, tails)."""
+    pairs, and the distance from ψ's target point to the anchor (fact 8, tails).
+
+    `binomial` = (m, p, top, unit): beyond k = top the parts continue as Binomial(m, p) at
+    distance unit·k; their weighted sum is taken exactly from the generating function
+    (1 − p + p t^unit)^m minus its head, never term by term."""
 
     parts: tuple[tuple[Fraction, int], ...] = ()
     target_distance: int = 0
+    binomial: tuple[int, Fraction, int, int] | None = None
+
+    def _head(self) -> list[Fraction]:
+        assert self.binomial is not None
+        m, p, top, _ = self.binomial
+        return [comb(m, k) * p**k * (1 - p) ** (m - k) for k in range(top + 1)]
 
     @property
     def mass(self) -> Fraction:
-        return sum((m for m, _ in self.parts), Fraction(0))
+        out = sum((m for m, _ in self.parts), Fraction(0))
+        if self.binomial is not None:
+            out += 1 - sum(self._head(), Fraction(0))
+        return out
 
     def weighted(self, t: Fraction) -> Fraction:
-        return sum((m * t**d for m, d in self.parts), Fraction(0))
+        out = sum((m * t**d for m, d in self.parts), Fraction(0))
+        if self.binomial is not None:
+            m, p, _, unit = self.binomial
+            tu = t**unit
+            mgf = (1 - p + p * tu) ** m
+            out += mgf - sum((pk * tu**k for k, pk in enumerate(self._head())), Fraction(0))
+        return out
 
 
 @dataclass(frozen=True)
@@ -239,12 +258,12 @@ def srswr_pairs(n: int, m: int, protect: Relation, base: Relation) -> list[Orbit
                      + ([(_vec(m - cut, cut), rest)] if rest else []))
             out.append(Orbit(f"{what} (m = {m} draws with replacement)", ("a", "x"),
                              FiniteDist.point(_vec(m, 0)), q, why, anchor=_vec(m, 0),
-                             tail_q=Tail(_wr_tail(m, Fraction(1, size), cut, unit), cut * unit)))
+                             tail_q=_wr_tail(m, Fraction(1, size), cut, unit, cut * unit)))
         return out
     unit = 1 if base is Relation.REPLACE else 2
     pmf, cut = binomial_head(m, Fraction(1, n))
     rest = 1 - sum(pmf, Fraction(0))
-    tail = Tail(_wr_tail(m, Fraction(1, n), cut, unit), cut * unit)
+    tail = _wr_tail(m, Fraction(1, n), cut, unit, cut * unit)
     p = _law([(_vec(m - k, k, 0), pk) for k, pk in enumerate(pmf)]
              + ([(_vec(m - cut, cut, 0), rest)] if rest else []))
     q = _law([(_vec(m - k, 0, k), pk) for k, pk in enumerate(pmf)]
@@ -253,21 +272,13 @@ def srswr_pairs(n: int, m: int, protect: Relation, base: Relation) -> list[Orbit
                   ("a", "x", "y"), p, q, why, anchor=_vec(m, 0, 0), tail_p=tail, tail_q=tail)]
 
 
-def _wr_tail(m: int, p: Fraction, cut: int, unit: int) -> tuple[tuple[Fraction, int], ...]:
-    """(mass, distance to the anchor) of K = k > cut. The sum to m is exact but long; beyond
-    cut + 64 the terms are lumped at distance unit·m (an upper estimate of t^d)."""
-    out = []
+def _wr_tail(m: int, p: Fraction, cut: int, unit: int, target: int) -> Tail:
+    """The copies K = k > cut of Binomial(m, p), at distance unit·k from the anchor: the first
+    64 terms one by one, the rest through the generating function (exact)."""
     top = min(m, cut + 64)
-    acc = Fraction(0)
-    for k in range(cut + 1, top + 1):
-        pk = comb(m, k) * p**k * (1 - p) ** (m - k)
-        acc += pk
-        out.append((pk, unit * k))
-    below = sum((comb(m, k) * p**k * (1 - p) ** (m - k) for k in range(cut + 1)), Fraction(0))
-    rest = 1 - below - acc
-    if rest > 0:
-        out.append((rest, unit * m))
-    return tuple(out)
+    parts = tuple((comb(m, k) * p**k * (1 - p) ** (m - k), unit * k)
+                  for k in range(cut + 1, top + 1))
+    return Tail(parts, target, (m, p, top, unit) if top < m else None)
 
 
 def identical_world(head: Sequence[Fraction], m: int, protect: Relation, label: str
