@@ -145,13 +145,13 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
         q = Fraction(params["m"], size)
         return (make("displaced", _bernoulli(q), Fraction(0),
                      f"fixed size m = {params['m']} without replacement: the record is in "
-                     f"w.p. m/N = {q} and displaces another (shift 2C)"),)
+                     f"w.p. m/N = {q} and displaces another (shift {diameter})"),)
     if kind == "stratified-fixed":
         assert strata_sizes is not None
         q = max(Fraction(m, strata_sizes[h]) for h, m in params["sizes"].items() if m)
         return (make("displaced", _bernoulli(q), Fraction(0),
                      f"fixed allocation, worst stratum m_h/N_h = {q}: inside the stratum a "
-                     f"fixed-size draw (displacement, shift 2C); other strata unaffected"),)
+                     f"fixed-size draw (displacement, shift {diameter}); other strata unaffected"),)
     if kind == "cluster-srs":
         pi = Fraction(params["ell"], len(clusters))
         form = "added" if add_remove else "swapped"
@@ -168,5 +168,5 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
                             params["m"])
         return (make("displaced", law.weights, law.tau,
                      f"{kind}: K copies (exact law, tail {float(law.tau):.1e}), each "
-                     f"displacing a record (shift 2C per copy)"),)
+                     f"displacing a record (shift {diameter} per copy)"),)
     raise ValueError(f"no dominating pair derived for design kind {kind!r}")

@@ -11,10 +11,12 @@ import sys
 import types
 
 from verifydp.audit.core import audit
+from verifydp.audit.deployment import Deployment, audit_deployment
 from verifydp.audit.report import Report
 from verifydp.audit.spec import AuditSpec, DesignFileError, load_design, parse_design
 
-__all__ = ["AuditSpec", "DesignFileError", "Report", "audit", "load_design", "parse_design"]
+__all__ = ["AuditSpec", "Deployment", "DesignFileError", "Report", "audit", "audit_deployment",
+           "load_design", "parse_design"]
 
 
 class _CallableModule(types.ModuleType):

@@ -283,7 +283,10 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
             return _epsilon(fn, comp.delta, tol, hint)
         return fn(comp.epsilon)  # type: ignore[arg-type]
 
-    grid = Grid()
+    # Laplace tails are heavy: mass beyond z scales goes to +∞, e^{-12}/2 per step at the
+    # default z = 12 would floor δ near 1e-5; at z = 60 it is below 1e-26
+    z = 60 if mech.kind == "laplace" else Grid().z
+    grid = Grid(z=z)
     fn: DeltaFn
     for refinement in range(_MAX_REFINE + 1):
         step(f"composing {comp.steps} releases (lattice step {grid.h})")
@@ -293,7 +296,7 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
             break
         grid = Grid(grid.h / 2, grid.z, grid.window_sd, grid.negligible_bits)
     step("one release")
-    one = answer(_delta_fn(cands, 1, comp.resample, Grid(), kernel_of))
+    one = answer(_delta_fn(cands, 1, comp.resample, Grid(z=z), kernel_of))
     curve_d: list[tuple[Fraction, Bracket]] = []
     curve_t: list[tuple[int, Bracket]] = []
     if curves:
@@ -303,7 +306,7 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
         curve_d = [(e * top, fn(e * top)) for e in _CURVE_EPS if e * top > 0]
         step("steps curve")
         # a coarser lattice for the plotted points: certified, only the bands are wider
-        coarse = Grid(Fraction(1, 500))
+        coarse = Grid(Fraction(1, 500), z)
         ts = sorted({max(1, comp.steps // k) for k in (16, 4)} - {comp.steps})
         curve_t = [(t, answer(_delta_fn(cands, t, comp.resample, coarse, kernel_of),
                               _CURVE_TOL, result.hi))

@@ -47,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     show = not args.no_progress and sys.stderr.isatty()
     with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), disable=not show, transient=True) as progress:
-        task = progress.add_task("auditing", total=planned_steps(spec, not args.no_grid) + 1)
+        deploy = spec.mechanism is not None or spec.composition is not None
+        task = progress.add_task("auditing", total=planned_steps(spec, not args.no_grid) + 1
+                                 + (6 if deploy else 0))
 
         def step(text: str) -> None:
             progress.update(task, description=f"auditing {spec.name}: {text}", advance=1)
@@ -57,16 +59,36 @@ def run(args: argparse.Namespace) -> int:
                            grid=not args.no_grid)
         except DesignFileError as exc:
             raise UsageError(f"{args.design}: {exc}") from None
+        dep = None
+        if deploy:  # issue 16: the named mechanism, T releases, the user's accountant
+            from verifydp.audit.deployment import audit_deployment
+
+            try:
+                dep = audit_deployment(spec, step)
+            except DesignFileError as exc:
+                raise UsageError(f"{args.design}: {exc}") from None
         if args.html is not None:
             from verifydp.audit.html import render_html
 
             step("writing HTML")
             args.html.parent.mkdir(parents=True, exist_ok=True)
-            args.html.write_text(render_html(report), encoding="utf-8")
+            page = render_html(report)
+            if dep is not None:
+                from verifydp.audit.deployment_plots import html_section
+
+                page = page.replace("</body>", html_section(dep) + "</body>", 1)
+            args.html.write_text(page, encoding="utf-8")
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        data = report.to_json()
+        if dep is not None:
+            data["deployment"] = dep.to_json()
+        print(json.dumps(data, indent=2))
     else:
         report.render()
+        if dep is not None:
+            print("\ndeployment:")
+            for line in dep.lines():
+                print(f"  {line}")
         if args.html is not None:
             print(f"HTML report: {args.html}")
     return 0
