@@ -11,7 +11,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from rich.console import Console
@@ -26,6 +25,7 @@ from verifydp.claims.scopes import SCOPES
 from verifydp.cli import audit as audit_cli
 from verifydp.cli import regress as regress_cli
 from verifydp.cli.errors import EXIT_INTERNAL, EXIT_USAGE, UsageError
+from verifydp.hunt.executors import KINDS, SCHEDULER_ENV, ExecutorError, open_pool
 from verifydp.hunt.portfolio import HuntError, HuntState, offer_witness, run_hunt
 from verifydp.witness import WitnessFormatError
 
@@ -54,7 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--no-witnesses", action="store_true", help="do not write witness files")
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
     c.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="claims checked in parallel by N local processes (default: all cores)")
+                   help="claims checked in parallel by N processes (default: all cores)")
+    _executor_flags(c)
 
     h = sub.add_parser("hunt", help="search for violations (checker grids + hypothesis search)")
     h.add_argument("claims", nargs="*", metavar="CLAIM_ID")
@@ -70,9 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--witness-dir", type=Path, default=Path("counterexamples"), metavar="DIR",
                    help="where witnesses go; a file is only replaced by a smaller witness")
     h.add_argument("--no-witnesses", action="store_true", help="do not write witness files")
-    h.add_argument("--executor", choices=("local", "dask", "ray"), default="local",
-                   help="where tasks run (dask/ray: see docs/hunting.md)")
-    h.add_argument("--address", default=None, help="scheduler address for dask or ray")
+    _executor_flags(h)
     h.add_argument("--json", action="store_true", help="machine-readable report")
     h.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -84,6 +83,16 @@ def _parser() -> argparse.ArgumentParser:
     convert.register(sub)
     regress_cli.register(sub)
     return p
+
+
+def _executor_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--executor", choices=KINDS, default="local",
+                   help="where tasks run: local processes, or a Dask cluster (README, "
+                        "'Running on a cluster'; needs verifydp[cluster])")
+    p.add_argument("--scheduler", "--address", dest="scheduler", default=None,
+                   metavar="ADDRESS",
+                   help=f"Dask scheduler, e.g. tcp://host:8786 (default: ${SCHEDULER_ENV}, "
+                        "else a LocalCluster of --workers processes)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -164,21 +173,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     witness_dir = None if args.no_witnesses else str(args.witness_dir)
     results: dict[str, dict] = {}
     show_progress = not args.no_progress and sys.stderr.isatty()
-    with _progress(show_progress) as progress:
-        task = progress.add_task("checking", total=len(ids))
-        if workers == 1 or len(ids) == 1:
-            for cid in ids:
-                progress.update(task, description=f"checking {cid}")
-                results[cid] = _check_one(cid, args.budget, witness_dir)
+    workers = min(workers, len(ids))  # one claim runs inline
+    try:
+        with _progress(show_progress) as progress, \
+                open_pool(args.executor, workers, args.scheduler) as pool:
+            task = progress.add_task("checking", total=len(ids))
+            calls = [(cid, args.budget, witness_dir) for cid in ids]
+            for i, obj in pool.map_unordered(_check_one, calls):
+                results[ids[i]] = obj
+                progress.update(task, description=f"done {ids[i]}")
                 progress.advance(task)
-        else:
-            with ProcessPoolExecutor(max_workers=min(workers, len(ids))) as pool:
-                futures = {pool.submit(_check_one, cid, args.budget, witness_dir): cid
-                           for cid in ids}
-                for fut in as_completed(futures):
-                    results[futures[fut]] = fut.result()
-                    progress.update(task, description=f"done {futures[fut]}")
-                    progress.advance(task)
+    except ExecutorError as exc:
+        raise UsageError(str(exc)) from exc
     ordered = [results[cid] for cid in ids]
     if witness_dir is not None and any(o["witness"] for o in ordered):
         write_index(Path(witness_dir))
@@ -238,7 +244,7 @@ def cmd_hunt(args: argparse.Namespace) -> int:
         try:
             state = run_hunt(ids, args.budget, workers, args.state, witness_dir,
                              resume=args.resume, executor=args.executor,
-                             address=args.address, progress=tick)
+                             address=args.scheduler, progress=tick)
         except HuntError as exc:
             raise UsageError(str(exc)) from exc
         except KeyboardInterrupt:

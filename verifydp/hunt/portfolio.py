@@ -11,9 +11,9 @@ State: after every finished task the portfolio writes `state.json` (claims done,
 margins, witnesses).  `resume=True` skips the claims already refuted or fully searched and
 continues the others with fresh seeds.
 
-Executors: local processes by default; `dask` (a `distributed.Client(address)` executor) or
-`ray` (tasks as Ray remote functions) run the same task function on a cluster — see
-docs/hunting.md.  Only the local path is tested here.
+Executors (`verifydp.hunt.executors`): local processes by default, or a Dask cluster
+(`executor="dask"`, an existing scheduler at `address` or a LocalCluster), running the same
+task function — see docs/hunting.md; tests/cli/test_cluster.py runs it on a LocalCluster.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ import math
 import time
 import zlib
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verifydp.hunt.executors import ExecutorError, Pool, open_pool
 from verifydp.witness import atomic_write, witness_size, witness_stem, write_witness
 
 STATE_VERSION = 1
@@ -156,41 +156,6 @@ def _jsonable(v: Any) -> Any:
     return str(v)
 
 
-# ---------------------------------------------------------------- executors
-
-
-def make_executor(kind: str, workers: int, address: str | None) -> Executor | None:
-    """None means: run tasks inline in this process (workers == 1, local)."""
-    if kind == "local":
-        return None if workers == 1 else ProcessPoolExecutor(max_workers=workers)
-    if kind == "dask":
-        try:
-            from distributed import Client
-        except ImportError as exc:
-            raise HuntError("--executor dask needs the 'distributed' package") from exc
-        return Client(address).get_executor()  # type: ignore[no-any-return]
-    if kind == "ray":
-        try:
-            import ray
-        except ImportError as exc:
-            raise HuntError("--executor ray needs the 'ray' package") from exc
-        return _RayExecutor(ray, address)
-    raise HuntError(f"unknown executor {kind!r} (local, dask, ray)")
-
-
-class _RayExecutor(Executor):
-    """concurrent.futures face for Ray: each task is a remote function call."""
-
-    def __init__(self, ray: Any, address: str | None) -> None:
-        ray.init(address=address, ignore_reinit_error=True)
-        self._remote = ray.remote(hunt_task)
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        if fn is not hunt_task:
-            raise HuntError("the Ray executor runs hunt tasks only")
-        return self._remote.remote(*args, **kwargs).future()  # type: ignore[no-any-return]
-
-
 # ---------------------------------------------------------------- the portfolio
 
 
@@ -258,52 +223,45 @@ def run_hunt(claims: list[str], budget: float, workers: int, state_path: Path,
     start = time.monotonic()
     wall_start = time.time()
     deadline = wall_start + budget
-    pool = make_executor(executor, workers, address)
     wdir = str(witness_dir) if witness_dir else None
     try:
-        first = [c for c in claims if "round_done" not in state.claims.get(c, {})]
-        round_ = max((state.claims.get(c, {}).get("rounds", 0) for c in claims), default=0) + 1
-        if first:
-            slice_ = budget * workers / len(first)
-            _run_round(pool, [(c, slice_, round_, wdir, True, deadline) for c in first], state,
-                       state_path, progress)
-            round_ += 1
-        for _ in range(MAX_ROUNDS):
-            left = budget - (time.monotonic() - start)
-            todo = _open_for_search(state, claims)
-            if left < 2 or not todo:
-                break
-            slice_ = left * workers / len(todo)
-            _run_round(pool, [(c, slice_, round_, wdir, False, deadline) for c in todo], state,
-                       state_path, progress)
-            round_ += 1
+        with open_pool(executor, workers, address) as pool:
+            workers = pool.parallelism  # a cluster's own size shares out the budget
+            first = [c for c in claims if "round_done" not in state.claims.get(c, {})]
+            round_ = max((state.claims.get(c, {}).get("rounds", 0) for c in claims),
+                         default=0) + 1
+            if first:
+                slice_ = budget * workers / len(first)
+                _run_round(pool, [(c, slice_, round_, wdir, True, deadline) for c in first],
+                           state, state_path, progress)
+                round_ += 1
+            for _ in range(MAX_ROUNDS):
+                left = budget - (time.monotonic() - start)
+                todo = _open_for_search(state, claims)
+                if left < 2 or not todo:
+                    break
+                slice_ = left * workers / len(todo)
+                _run_round(pool, [(c, slice_, round_, wdir, False, deadline) for c in todo],
+                           state, state_path, progress)
+                round_ += 1
+    except ExecutorError as exc:
+        raise HuntError(str(exc)) from exc
     except KeyboardInterrupt:
         state.interrupted = True
         _adopt_written(state, claims, witness_dir, wall_start)
         state.save(state_path)
         raise
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
     state.save(state_path)
     return state
 
 
-def _run_round(pool: Executor | None, tasks: list[tuple], state: HuntState, state_path: Path,
+def _run_round(pool: Pool, tasks: list[tuple], state: HuntState, state_path: Path,
                progress: Callable[[dict[str, Any]], None] | None) -> None:
-    def done(result: dict[str, Any]) -> None:
+    for _, result in pool.map_unordered(hunt_task, tasks):
         state.merge(result)
         state.save(state_path)
         if progress:
             progress(result)
-
-    if pool is None:
-        for t in tasks:
-            done(hunt_task(*t))
-        return
-    futures = [pool.submit(hunt_task, *t) for t in tasks]
-    for fut in as_completed(futures):
-        done(fut.result())
 
 
 def _adopt_written(state: HuntState, claims: list[str], witness_dir: Path | None,

@@ -10,6 +10,7 @@ re-certified by the checker.  The smallest refuted example seen so far is handed
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import math
 import signal
 import threading
@@ -59,7 +60,11 @@ def _hard_stop(stop: list[float]) -> Iterator[None]:
     raised while a finaliser or gc callback runs is printed and dropped by Python, so both
     are raised again on every tick until the search has left, and a Ctrl-C that was dropped
     anyway is re-raised on the way out."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread():
+        with _thread_stop(stop):
+            yield
+        return
+    if not hasattr(signal, "setitimer"):
         yield
         return
     interrupted = [False]
@@ -87,6 +92,41 @@ def _hard_stop(stop: list[float]) -> Iterator[None]:
         signal.signal(signal.SIGINT, old_int)
     if interrupted[0]:
         raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _thread_stop(stop: list[float]) -> Iterator[None]:
+    """`_hard_stop` off the main thread, where no signal arrives: a Dask worker runs its tasks
+    in a thread pool.  A watcher thread raises _TimeUp in the search's thread (CPython's
+    PyThreadState_SetAsyncExc) on every tick past stop[0], until the search has left; on the
+    way out the watcher is stopped and an exception still pending is withdrawn, under one lock,
+    so none escapes the search."""
+    tid = ctypes.c_ulong(threading.get_ident())
+    set_async = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    lock = threading.Lock()
+    leaving = threading.Event()
+
+    def watch() -> None:
+        while not leaving.wait(_TICK):
+            with lock:
+                if not leaving.is_set() and time.monotonic() > stop[0]:
+                    set_async(tid, ctypes.py_object(_TimeUp))
+
+    watcher = threading.Thread(target=watch, name="verifydp-search-stop", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        while True:
+            # a _TimeUp delivered here is the one pending; the next is a tick away
+            try:
+                with lock:
+                    leaving.set()
+                    set_async(tid, None)
+                break
+            except _TimeUp:
+                continue
+        watcher.join()
 
 
 def search(space: HuntSpace, seconds: float, seed: int,
