@@ -28,16 +28,18 @@ EXPECTED = {
         "neither", "violated", "violated", {"data-dependent-allocation", "deterministic-rounding"},
         "stratified-proportional"),
     "business_survey_proportional_randomised": (
-        "amplifies", "met", "undetermined", {"data-dependent-allocation"}, None),
+        "amplifies", "met", "met", {"data-dependent-allocation"}, None),
     "business_survey_neyman": (
         "degrades", "violated", "violated", {"data-dependent-allocation", "deterministic-rounding"},
         "stratified-proportional"),
-    "household_two_stage": ("amplifies", "met", "undetermined", {"large-clusters"}, None),
+    # the instance keeps a record added to an existing cluster; the full-size worst case also
+    # adds it as a new cluster, which the instance does not see
+    "household_two_stage": ("amplifies", "met", "violated", {"large-clusters"}, None),
     "dpsgd_poisson": ("amplifies", "met", "met", set(), None),  # must/table2:poisson, R R
-    "dpsgd_fixed_batch": ("amplifies", "violated", "undetermined", set(), "poisson"),
+    "dpsgd_fixed_batch": ("amplifies", "violated", "violated", set(), "poisson"),
     "dpsgd_with_replacement": (
-        "amplifies", "violated", "undetermined", {"with-replacement-copies"}, "poisson"),
-    "must_bootstrap": ("degrades", "violated", "undetermined", {"with-replacement-copies"},
+        "amplifies", "violated", "violated", {"with-replacement-copies"}, "poisson"),
+    "must_bootstrap": ("degrades", "violated", "violated", {"with-replacement-copies"},
                        "srswor"),
 }
 
@@ -53,7 +55,9 @@ def audited(name: str, tmp: Path | None = None) -> tuple[Report, float]:
 
 
 def test_every_example_has_an_expectation() -> None:
-    assert {p.stem for p in EXAMPLES.glob("*.toml")} == set(EXPECTED)
+    # deploy_* examples (issue 16's deployments) are pinned by the deployment tests
+    assert {p.stem for p in EXAMPLES.glob("*.toml") if not p.stem.startswith("deploy_")} == \
+        set(EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -65,7 +69,8 @@ def test_example_verdict(name: str) -> None:
     assert {f.code for f in rep.flags} == flags
     assert (rep.suggestion.kind if rep.suggestion else None) == suggested
     assert seconds < 60
-    assert not rep.notes  # every exact point solved
+    assert not [n for n in rep.notes if "not solved" in n]  # every exact point solved
+    assert not rep.contradictions, [c.text() for c in rep.contradictions]
     json.dumps(rep.to_json())  # serialisable
 
 

@@ -151,8 +151,39 @@ def _exp_hi(x: Fraction) -> Fraction:
     return exp_bracket(x).hi
 
 
+def _full_size_contradictions(spec: AuditSpec, neyman_delta: int | None,
+                              full_size: FullSizeAnswer | None) -> list[Contradiction]:
+    """The applied upper bounds at the design file's own N against the certified worst case
+    there (verifydp.audit.instance.full_size_answer): e^{ε'} for a pure statement, δ' at the
+    target ε' (computed at e^{ε''} ≥ e^{target}) for an (ε', δ') statement whose ε' is at most
+    the target."""
+    if full_size is None or full_size.bracket is None:
+        return []
+    fb, eps, out = full_size.bracket, spec.base.epsilon, []
+    where = f"full size N = {spec.size}"
+    for b in catalogue_bounds(spec, neyman_delta):
+        if not (b.applies and b.direction == "upper" and b.expr is not None):
+            continue
+        br = b.eps_prime(eps)
+        if br is None:
+            continue
+        pure = b.delta_prime is None or b.delta_prime.hi == 0
+        if full_size.quantity == "ratio" and pure:
+            if fb.lower is None or _exp_hi(br.hi) < fb.lower:
+                out.append(Contradiction(b.claim, "upper", f"ε = {exact_text(eps)}, {where}",
+                                         br, (fb.lower, fb.upper), fb.worst))
+        elif full_size.quantity == "delta" and b.delta_prime is not None and \
+                br.hi <= spec.target.epsilon and fb.lower is not None and \
+                fb.lower > b.delta_prime.hi:
+            out.append(Contradiction(
+                b.claim, "upper", f"δ'(ε' = {exact_text(spec.target.epsilon)}), {where}",
+                b.delta_prime, (fb.lower, fb.upper), fb.worst, "delta_prime"))
+    return out
+
+
 def contradictions(spec: AuditSpec, points: list[ExactPoint], hockey: list[HockeyPoint],
-                   neyman_delta: int | None = None) -> tuple[Contradiction, ...]:
+                   neyman_delta: int | None = None, full_size: FullSizeAnswer | None = None
+                   ) -> tuple[Contradiction, ...]:
     """Applied upper bounds, evaluated at the instance's parameters, that the certified worst
     case of the instance refutes. A pure bound (δ' = 0) is confronted with the certified lower
     bound of e^{ε'} at each exact point; a bound stating δ' > 0 with the certified lower bound
@@ -177,7 +208,8 @@ def contradictions(spec: AuditSpec, points: list[ExactPoint], hockey: list[Hocke
                 continue  # an (ε', δ') statement: confronted with δ'(ε') below
             br = b.eps_prime(eps)
             if br is not None and (p.lower is None or _exp_hi(br.hi) < p.lower):
-                out.append(Contradiction(b.claim, "upper", f"ε = {exact_text(eps)}", br,
+                out.append(Contradiction(b.claim, "upper",
+                                         f"ε = {exact_text(eps)} on the scaled instance", br,
                                          (None if p.lower is None else p.lower,
                                           p.upper), p.scenario.label))
     for h in hockey:  # solved for the base ε's class
@@ -188,8 +220,10 @@ def contradictions(spec: AuditSpec, points: list[ExactPoint], hockey: list[Hocke
                 continue
             if h.tp_lo >= _exp_hi(br.hi) and h.lower > dp.hi:
                 out.append(Contradiction(b.claim, "upper", f"δ'(ε' = {h.eps_text}), base ε = "
-                                         f"{exact_text(spec.base.epsilon)}", dp,
+                                         f"{exact_text(spec.base.epsilon)} on the scaled "
+                                         "instance", dp,
                                          (h.lower, h.upper), h.scenario.label, "delta_prime"))
+    out += _full_size_contradictions(spec, neyman_delta, full_size)
     seen: set[tuple[str, str]] = set()
     unique = []
     for c in out:
@@ -457,7 +491,7 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
                     hockey_pts.append(hp)
     hockey_pts += [h for h in (base_hockey, target_hockey) if h is not None]
     hockey_pts = sorted(hockey_pts, key=lambda h: h.label)
-    contra = contradictions(spec, points, hockey_pts, _neyman_delta(inst))
+    contra = contradictions(spec, points, hockey_pts, _neyman_delta(inst), full_size)
     verdicts = _verdicts(spec, main, target_hockey, base_hockey, bounds, contra, full_size)
     flags = red_flags(spec, _copies(spec))
     suggestion = _suggest(spec, main, step)

@@ -238,8 +238,8 @@ class Contradiction:
         lo, hi = self.exact
         if self.direction == "upper":
             got = f"≥ {float(lo):.6g}" if lo is not None else "= ∞"
-            return (f"CONTRADICTION: {self.claim} applied to the scaled instance gives {q} ≤ "
-                    f"{float(self.theorem.hi):.6g} at {self.at}, but the certified worst case "
+            return (f"CONTRADICTION: {self.claim} applied at {self.at} gives {q} ≤ "
+                    f"{float(self.theorem.hi):.6g}, but the certified worst case "
                     f"there ({self.scenario}) has {q} {got}: this application is refuted; "
                     f"`verifydp check {self.claim}` shows what the engine found about the "
                     "theorem")
