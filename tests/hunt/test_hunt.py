@@ -18,7 +18,7 @@ from hypothesis import example, given, settings
 from verifydp.casebook import replay
 from verifydp.claims.base import Verdict
 from verifydp.hunt.portfolio import HuntState, offer_witness, run_hunt
-from verifydp.hunt.search import search
+from verifydp.hunt.search import search, with_search_point
 from verifydp.hunt.spaces import SPACES
 from verifydp.witness import witness_size, write_witness
 
@@ -39,14 +39,15 @@ def test_pinned_minimal_witnesses_still_refute(claim, tmp_path):
     assert res.verdict is Verdict.REFUTED
     assert res.margin is not None and res.margin >= 0
     if res.witness is not None:
-        assert replay(write_witness(res.witness, tmp_path)).confirmed
+        found = with_search_point(res, PINNED[claim]).witness
+        assert replay(write_witness(found, tmp_path)).confirmed
 
 
 def _sound(claim: str, params: dict, tmp: Path) -> None:
     """Shared oracle: a refutation from a search point is certified (its witness replays)."""
     res = SPACES[claim].evaluate(params)
     if res.verdict is Verdict.REFUTED and res.witness is not None:
-        assert replay(write_witness(res.witness, tmp)).confirmed
+        assert replay(write_witness(with_search_point(res, params).witness, tmp)).confirmed
 
 
 @settings(max_examples=6)
@@ -180,8 +181,8 @@ def test_hunt_usage_errors(argv, msg, capsys):
     assert msg in err and "Traceback" not in err and err.count("\n") == 1
 
 
-def test_unknown_executor_is_a_hunt_error():
-    from verifydp.hunt.portfolio import HuntError, make_executor
+def test_unknown_executor_is_a_hunt_error(tmp_path):
+    from verifydp.hunt.portfolio import HuntError
 
     with pytest.raises(HuntError, match="unknown executor"):
-        make_executor("slurm", 2, None)
+        run_hunt(["bun/thm2.2"], 1, 2, tmp_path / "s.json", None, executor="slurm")
