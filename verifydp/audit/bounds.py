@@ -24,7 +24,6 @@ from typing import Any
 
 import sympy
 
-from verifydp.audit.report import bracket_json
 from verifydp.audit.spec import AuditSpec
 from verifydp.claims.bun.amplification import (
     LEMB1_EPS,
@@ -180,22 +179,6 @@ class Bound:
         if not self.applies or self.expr is None:
             return None
         return eps.evaluate(self.expr, self.params or {})
-
-    def to_json(self, eps: Fraction) -> dict[str, Any]:
-        b = self.eps_prime(eps)
-        out: dict[str, Any] = {
-            "claim": self.claim, "direction": self.direction, "applies": self.applies,
-            "reason": self.reason,
-            "eps_prime": None if b is None else bracket_json(b.lo, b.hi),
-            "hypotheses": [c.to_json() for c in self.checks],
-        }
-        if self.params:
-            out["params"] = {k: str(v) for k, v in self.params.items()}
-        if self.delta_prime is not None:
-            out["delta_prime"] = bracket_json(self.delta_prime.lo, self.delta_prime.hi)
-        if self.note:
-            out["note"] = self.note
-        return out
 
 
 def refused(spec: AuditSpec, claim: str, direction: str, reason: str = "") -> Bound:

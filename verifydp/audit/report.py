@@ -83,6 +83,23 @@ def log_json(lo: Fraction | None, hi: Fraction | None) -> dict[str, Any]:
                         None if hi is None else log_bracket(hi).hi)
 
 
+def bound_json(b: Bound, eps: Fraction) -> dict[str, Any]:
+    """A catalogued theorem in --json: the verdict on its hypotheses and its bracket at ε."""
+    br = b.eps_prime(eps)
+    out: dict[str, Any] = {
+        "claim": b.claim, "direction": b.direction, "applies": b.applies, "reason": b.reason,
+        "eps_prime": None if br is None else bracket_json(br.lo, br.hi),
+        "hypotheses": [c.to_json() for c in b.checks],
+    }
+    if b.params:
+        out["params"] = {k: str(v) for k, v in b.params.items()}
+    if b.delta_prime is not None:
+        out["delta_prime"] = bracket_json(b.delta_prime.lo, b.delta_prime.hi)
+    if b.note:
+        out["note"] = b.note
+    return out
+
+
 def _log(x: Fraction | None) -> float | None:
     """ε' = log of a ratio bound (None = ∞ stays None; display only)."""
     return None if x is None else math.log(x) if x > 0 else -math.inf
@@ -382,7 +399,7 @@ class Report:
             "headline": self.headline(),
             "grid_summary": grid_summary(self.points) if self.points else None,
             "inconclusive": self.undetermined(),
-            "theorems": [b.to_json(eps) for b in self.bounds],
+            "theorems": [bound_json(b, eps) for b in self.bounds],
             "contradictions": [c.to_json() for c in self.contradictions],
             "instance": {
                 "note": self.instance.note,
