@@ -8,22 +8,41 @@ some sampling witnesses re-derive a claim's parameters from the stored mechanism
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from verifydp.claims import Budget, catalogue, get_claim
+from verifydp.claims import Budget, UnknownClaim, catalogue, get_claim
 from verifydp.claims.base import Verdict
 from verifydp.claims.bun.general import thm53_params
 from verifydp.claims.must.pair import hockey_stick_mixtures
 from verifydp.witness import base as sampling
 from verifydp.witness import gaussian_sum, group, pinq
 from verifydp.witness import regress as regress_witness
-from verifydp.witness.base import ReplayReport, WitnessFormatError, atomic_write, witness_size
+from verifydp.witness.base import (
+    ReplayReport,
+    WitnessFormatError,
+    atomic_write,
+    witness_files,
+    witness_order,
+    witness_size,
+    witness_stem,
+)
+from verifydp.witness.base import write_witness as base_write
+from verifydp.witness.companion import ClaimAbout
+from verifydp.witness.text import LIMITS, WitnessLimitError, check_limits, decode_point
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: writes stay atomic, only the compare-and-write is unlocked
+    fcntl = None  # type: ignore[assignment]
 from verifydp.witness.instance import normal_params
 
-__all__ = ["KINDS", "replay", "replay_instance", "replay_object", "write_index"]
+__all__ = ["KINDS", "bound_to_claim", "claim_about", "offer_witness", "regenerate", "replay",
+           "replay_instance", "replay_object", "write_index", "write_witness"]
 
 
 def _thm53(pair: Any, design: Any, accept: Any) -> dict[str, Any] | None:
@@ -74,26 +93,224 @@ KINDS: dict[str, Callable[[dict[str, Any]], ReplayReport]] = {
 
 
 def replay_object(obj: dict[str, Any]) -> ReplayReport:
-    """Re-verify a parsed witness of any kind."""
+    """Re-verify a parsed witness of any kind; a witness about a catalogued claim must also be
+    one that claim's checker produces (`bound_to_claim`)."""
+    if not isinstance(obj, dict):
+        raise ValueError("a witness is a JSON object")
+    check_limits(obj)
     kind = obj.get("kind", "sampling")
     if kind not in KINDS:
         raise ValueError(f"unknown witness kind {kind!r} (known: {', '.join(KINDS)})")
-    return KINDS[kind](obj)
+    if not isinstance(obj.get("claim"), str):
+        raise ValueError("the witness names no claim")
+    report = KINDS[kind](obj)
+    if report.confirmed and kind in BOUND_KINDS:
+        problem = bound_to_claim(obj)
+        if problem:
+            return ReplayReport(False, (*report.lines[:-1], f"NOT confirmed: {problem}"))
+        if obj["claim"].startswith(UNBOUND_PREFIXES):
+            return ReplayReport(True, (*report.lines[:-1], "(not a catalogued statement: "
+                                       "judged against the bound stored in the file)",
+                                       report.lines[-1]))
+    return report
+
+
+# witnesses whose bound is not a catalogued statement: a peer library's documented behaviour
+# (regress/peers.py) and an audit's target (audit/core.py). They are judged against the bound
+# they store, and replay says so.
+UNBOUND_PREFIXES = ("peer/", "audit/")
+
+# kinds whose claimed bound is stored in the file: replay must tie it to the claim
+BOUND_KINDS = ("sampling", "pinq-plan", "group-profile")
+
+
+def binding_key(obj: dict[str, Any]) -> str:
+    """What ties a witness to its claim: the printed formula or value it is judged against,
+    with every parameter that is not recomputed from the witness's own datasets."""
+    kind = obj.get("kind", "sampling")
+    c = obj.get("claimed", {})
+    if kind == "sampling":
+        key: Any = [obj.get("quantity"), c.get("srepr"), c.get("t_prime_srepr"),
+                    c.get("derived_by"), sorted((c.get("params") or {}).items())]
+    elif kind == "pinq-plan":
+        key = [obj.get("quantity"), c.get("source"), c.get("srepr"),
+               sorted((c.get("params") or {}).items())]
+    else:  # group-profile: the claimed δ' at this design, class and t'
+        key = [obj.get("design"), obj.get("n"), obj.get("m"), obj.get("class"),
+               obj.get("t_prime"), c.get("value")]
+    return json.dumps([kind, key], sort_keys=True, default=str)
+
+
+@functools.lru_cache(maxsize=128)
+def _checker_keys(claim_id: str) -> tuple[bool, frozenset[str]]:
+    res = get_claim(claim_id).check(Budget(None, fail_fast=False))
+    witnesses = [res.witness, *(i.witness for i in res.instances)]
+    keys = frozenset(binding_key(w.to_json()) for w in witnesses
+                     if w is not None and w.to_json().get("kind", "sampling") in BOUND_KINDS)
+    return res.verdict is Verdict.REFUTED, keys
+
+
+def _param_problem(obj: dict[str, Any]) -> str | None:
+    """Parameters a sampling witness stores that its own datasets and designs determine."""
+    params = obj["claimed"]["params"]
+    pops = obj["populations"]
+    sizes = [sum(int(e.get("count", 1)) for e in pops[s]) for s in ("P", "P_prime")]
+    design_m = [d.get("m") for d in (obj["design"], obj.get("design_prime") or obj["design"])]
+    expected = {"P_size": sizes[0], "P_prime_size": sizes[1], "m": design_m[0],
+                "m_prime": design_m[1]}
+    for name, want in expected.items():
+        if name in params and want is not None and str(params[name]) != str(want):
+            return (f"the stored parameter {name} = {params[name]} is not the witness's own "
+                    f"({want})")
+    return None
+
+
+def bound_to_claim(obj: dict[str, Any]) -> str | None:
+    """Why a witness that re-verifies is not evidence against the claim it names, or None.
+
+    Replay recomputes everything from the file, but the bound it is judged against (a printed
+    formula, or a claimed δ') is stored in the file too: a witness relabelled with another
+    claim's id, or with an edited formula, would otherwise confirm a violation of a bound
+    nobody printed.  So the bound must be one the claim's own certified checker produces
+    (the claim is re-checked from scratch, once per process) and the parameters the witness
+    determines must be its own."""
+    claim_id = obj["claim"]
+    if claim_id.startswith(UNBOUND_PREFIXES):
+        return None  # no catalogued checker to tie the bound to
+    if claim_id not in catalogue():
+        return f"{claim_id!r} is not a claim in the catalogue"
+    if obj.get("kind", "sampling") == "sampling":
+        problem = _param_problem(obj)
+        if problem:
+            return problem
+    if "found_at" in obj:  # a search's witness: the claim's checker at that search point
+        space = get_claim(claim_id).space
+        if space is None:
+            return f"{claim_id} has no search space, so no search found this witness"
+        res = space.evaluate(decode_point(obj["found_at"]))
+        if res.verdict is not Verdict.REFUTED or res.witness is None:
+            return f"the claim's checker does not refute {claim_id} at the stored search point"
+        if binding_key(res.witness.to_json()) != binding_key(obj):
+            return (f"the bound in the file is not the one the checker of {claim_id} produces "
+                    "at the stored search point (a witness of another claim, or edited)")
+        return None
+    refuted, keys = _checker_keys(claim_id)
+    if not refuted:
+        return f"the claim's checker does not refute {claim_id} (is the claim id right?)"
+    if binding_key(obj) not in keys:
+        return (f"the bound in the file is not one the checker of {claim_id} produces "
+                "(a witness of another claim, or an edited formula)")
+    return None
+
+
+WITNESS_SUFFIXES = (".json",)
 
 
 def replay(path: Path | str) -> ReplayReport:
     """Re-verify a stored witness from scratch."""
+    path = Path(path)
     try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise WitnessFormatError(f"cannot read witness {path}: {exc}") from exc
+        size = path.stat().st_size
+        if size > LIMITS["file bytes"]:
+            raise WitnessLimitError(f"{path} exceeds the limit of {LIMITS['file bytes']} file "
+                                    "bytes for a witness")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise WitnessFormatError(f"cannot read witness {path}: {exc.strerror or exc}") from exc
+    except WitnessLimitError as exc:
+        raise WitnessFormatError(str(exc)) from exc
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        hint = (" (the CSV and .md files describe a witness; replay its .json)"
+                if path.suffix in (".csv", ".md") else "")
+        raise WitnessFormatError(f"{path} is not a witness: not a JSON file{hint}") from exc
     try:
         return replay_object(obj)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise WitnessFormatError(f"malformed witness {path}: {exc}") from exc
+    except WitnessLimitError as exc:
+        raise WitnessFormatError(f"{path}: {exc}") from exc
+    except UnknownClaim as exc:
+        raise WitnessFormatError(f"malformed witness {path}: unknown claim {exc}") from exc
+    except (KeyError, IndexError) as exc:
+        raise WitnessFormatError(f"malformed witness {path}: missing field {exc}") from exc
+    except (TypeError, ValueError, ArithmeticError, AttributeError, RecursionError,
+            AssertionError) as exc:
+        raise WitnessFormatError(f"malformed witness {path}: {_one_line(exc)}") from exc
 
 
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 200 else text[:200] + " …"
 
+
+# ---------------------------------------------------------------- writing witnesses
+
+
+def claim_about(claim_id: str) -> ClaimAbout | None:
+    """The catalogue's words for a claim (for witness companions)."""
+    c = catalogue().get(claim_id)
+    return None if c is None else ClaimAbout(c.id, c.paper, c.where, c.summary, c.printed)
+
+
+def write_witness(w: Any, directory: Path) -> Path:
+    """Write a witness's JSON, per-dataset CSVs and `.md` companion (with the claim's printed
+    text from the catalogue); returns the JSON's path."""
+    return base_write(w, directory, claim_about(w.claim))
+
+
+@contextlib.contextmanager
+def locked(directory: Path) -> Iterator[None]:
+    """Hold an exclusive lock on a witness directory, so that concurrent runs (two `hunt`s,
+    a `check` beside a `hunt`, pool workers) compare-and-write a claim's files one at a time
+    and never interleave one witness's JSON with another's companions."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "a+") as fh:
+        if fcntl is not None:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def offer_witness(witness: Any, directory: Path) -> tuple[Path, int, bool]:
+    """Write `witness` unless a witness for the same claim that is at least as good is
+    already there (`witness_order`: fewer records, then shorter numbers). Returns (path,
+    size of the witness now on disk, whether this one was written)."""
+    obj = witness.to_json()
+    path = directory / f"{witness_stem(witness.claim)}.json"
+    with locked(directory):
+        if path.exists():
+            try:
+                old_obj = json.loads(path.read_text(encoding="utf-8"))
+                old = witness_order(old_obj)
+                old_instance = old_obj.get("kind") == "instance"
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                old, old_instance = (10**9, 0, ""), True
+            # a dataset witness is never replaced by an instance witness; an instance
+            # witness is the checker's current first refuted instance, so the newest is kept
+            if obj.get("kind") == "instance":
+                if not old_instance:
+                    return path, old[0], False
+            elif not old_instance and old <= witness_order(obj):
+                return path, old[0], False
+        return write_witness(witness, directory), witness_size(obj), True
+
+
+def regenerate(directory: Path) -> list[Path]:
+    """Rewrite the CSVs and `.md` companions of every witness JSON in `directory` from the
+    JSON (the JSON itself is left as it is)."""
+    done = []
+    with locked(directory):
+        for f in sorted(directory.glob("*.json")):
+            obj = json.loads(f.read_text(encoding="utf-8"))
+            for name, text in witness_files(obj, f.stem, claim_about(obj["claim"])).items():
+                if name != f.name:
+                    atomic_write(directory / name, text)
+            (directory / f"{f.stem}.csv").unlink(missing_ok=True)
+            done.append(f)
+    return done
 
 
 def write_index(directory: Path) -> Path:
