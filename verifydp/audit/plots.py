@@ -1,7 +1,8 @@
 """Plots of recomputed figures (matplotlib, headless Agg backend).
 
-Plotting never decides a verdict: the curves are drawn from the midpoints of the certified
-brackets computed by the claim checkers, and the brackets are written beside the image (CSV).
+Plotting never decides a verdict: each curve is drawn as the band of its certified brackets
+(computed by the claim checkers; a line through the band's middle guides the eye where the band
+is thinner than the line), and the brackets are written beside the image (CSV).
 """
 
 from __future__ import annotations
@@ -56,12 +57,15 @@ def plot_bun_fig2(path: Path | str, points: Sequence[Fig2Point] | None = None) -
     sig = [p.sigma for p in pts]
     eps = float(FIG2_EPS)
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    ax.plot(sig, [_mid(p.upper) for p in pts], "-", color="C0", lw=3, alpha=0.6,
-            label=r"upper bound (Thm 3.1 as printed, $e^{\varepsilon}$)")
-    ax.plot(sig, [_mid(p.lower) for p in pts], "-", color="C1", lw=1.2,
-            label=r"lower bound (Thm 3.1 as printed)")
-    ax.plot(sig, [_mid(p.corrected) for p in pts], "--", color="C2",
-            label=r"corrected upper bound ($e^{2\varepsilon}$)")
+    for attr, colour, style, lw, label in (
+            ("upper", "C0", "-", 3, r"upper bound (Thm 3.1 as printed, $e^{\varepsilon}$)"),
+            ("lower", "C1", "-", 1.2, r"lower bound (Thm 3.1 as printed)"),
+            ("corrected", "C2", "--", 1.2, r"corrected upper bound ($e^{2\varepsilon}$)")):
+        brs = [getattr(p, attr) for p in pts]
+        ax.fill_between(sig, [float(b.lo) for b in brs], [float(b.hi) for b in brs],
+                        color=colour, alpha=0.3, lw=0)
+        ax.plot(sig, [_mid(b) for b in brs], style, color=colour, lw=lw,
+                alpha=0.6 if attr == "upper" else 1.0, label=label + " (certified band)")
     ax.axhline(eps, color="grey", lw=0.8, ls=":")
     ax.axhline(eps / 2, color="grey", lw=0.8, ls=":")
     ax.text(sig[0], eps, r" $\varepsilon$ (attained by $\mathcal{M}_{\mathcal{C}}$ with "
