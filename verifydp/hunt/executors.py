@@ -18,6 +18,7 @@ and the results are those of local processes.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
@@ -27,6 +28,7 @@ from typing import Any
 
 KINDS = ("local", "dask")
 SCHEDULER_ENV = "VERIFYDP_SCHEDULER"
+PRELOAD = "verifydp.hunt.spaces"  # imports every claim (the bulk of a task's start-up)
 
 
 class ExecutorError(ValueError):
@@ -100,7 +102,7 @@ def _dask_pool(workers: int, address: str | None) -> Iterator[Pool]:
                                    host="127.0.0.1", dashboard_address=None, memory_limit=0)
             client = Client(cluster)
         else:
-            client = Client(address, timeout="30s")
+            client = Client(address)  # connect timeout: dask config (30 s by default)
     except (OSError, TimeoutError, ValueError) as exc:
         if cluster is not None:
             cluster.close()
@@ -110,6 +112,9 @@ def _dask_pool(workers: int, address: str | None) -> Iterator[Pool]:
         threads = sum(client.nthreads().values())
         if threads < 1:
             raise ExecutorError(f"the Dask scheduler {address} has no workers")
+        # Dask workers are fresh interpreters (local processes are forks that have it already):
+        # import the catalogue before any budget starts, not inside the first timed task
+        client.run(importlib.import_module, PRELOAD)
         # pure=False: tasks write witness files and read the clock, so two equal calls are
         # two runs, never one cached result
         executor = client.get_executor(pure=False)

@@ -220,13 +220,14 @@ def run_hunt(claims: list[str], budget: float, workers: int, state_path: Path,
     `interrupted = True` and the witnesses already written kept (then re-raised)."""
     state = HuntState.load(state_path) if resume and state_path.exists() else HuntState()
     state.interrupted = False
-    start = time.monotonic()
     wall_start = time.time()
-    deadline = wall_start + budget
     wdir = str(witness_dir) if witness_dir else None
     try:
         with open_pool(executor, workers, address) as pool:
             workers = pool.parallelism  # a cluster's own size shares out the budget
+            # the budget starts once the workers are up (a LocalCluster takes seconds)
+            start = time.monotonic()
+            deadline = time.time() + budget
             first = [c for c in claims if "round_done" not in state.claims.get(c, {})]
             round_ = max((state.claims.get(c, {}).get("rounds", 0) for c in claims),
                          default=0) + 1
