@@ -19,6 +19,7 @@ from verifydp.audit import bounds as bounds_mod
 from verifydp.audit.bounds import HYPOTHESES, HYPOTHESIS_NAMES, Bound, Check, catalogue_bounds
 from verifydp.audit.report import Report
 from verifydp.claims.scopes import scope_of
+from verifydp.exact.dist import FiniteDist
 from verifydp.population import Relation
 
 AR, RE = "add-remove", "replace"
@@ -208,3 +209,41 @@ def test_applicable_bounds_agree_with_the_instance_no_contradiction() -> None:
         rep = audit(d, grid=False)
         assert any(b.applies for b in rep.bounds)
         assert not rep.contradictions, [c.text() for c in rep.contradictions]
+
+
+def test_mutant_dropping_copies_from_delta_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MUST Table 2's WR row with the copies' mass dropped from δ' (δ' = ηδ, the classic
+    slip): the certified δ'(ε') of the instance and of the full size refute it."""
+    real = bounds_mod.copies_law
+
+    def no_copies(scheme: str, n: int, b: int | None, m: int) -> FiniteDist[int] | None:
+        law = real(scheme, n, b, m)
+        assert law is not None
+        eta = 1 - law.prob(0)
+        return FiniteDist({0: 1 - eta, 1: eta})
+
+    d = {"population": {"size": 20}, "design": {"kind": "srswr", "m": 10},
+         "base": {"epsilon": 1, "delta": "1/100", "relation": RE},
+         "target": {"epsilon": 1, "delta": "1/10"}}
+    assert not audit(d).contradictions
+    monkeypatch.setattr(bounds_mod, "copies_law", no_copies)
+    rep = audit(d)
+    hits = [c for c in rep.contradictions if c.claim == "must/table2:wr"]
+    assert hits and all(c.quantity == "delta_prime" for c in hits)
+    assert {("scaled instance" in c.at, "full size" in c.at) for c in hits} >= \
+        {(True, False), (False, True)}
+    assert all(c.exact[0] is not None and c.exact[0] > c.theorem.hi for c in hits)
+
+
+def test_mutant_cluster_theorem_over_every_add_remove_pair_is_caught(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """bun/thm5.2 admitted for every add-remove neighbour: the full-size worst case (a record
+    forming a new cluster) refutes the application."""
+    h = HYPOTHESES["bun/thm5.2"]
+    monkeypatch.setitem(HYPOTHESES, "bun/thm5.2",
+                        dataclasses.replace(h, protect=frozenset({Relation.ADD_REMOVE})))
+    rep = audit(design("cluster-srs", {"ell": 2}, population=CLUSTERS), grid=False)
+    assert any(b.claim == "bun/thm5.2" and b.applies for b in rep.bounds)
+    hits = [c for c in rep.contradictions if c.claim == "bun/thm5.2"]
+    assert hits and "full size" in hits[0].at
+    assert rep.verdicts.best_upper is None or rep.verdicts.best_upper[0].claim != "bun/thm5.2"
