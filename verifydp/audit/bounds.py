@@ -108,6 +108,10 @@ def _names(rels: frozenset[Relation]) -> str:
     return " or ".join(sorted(r.value for r in rels))
 
 
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
 def _scope_words(claim: str, which: str) -> str:
     """The claim's scope wording for a quantifier (the knowledge lives in verifydp/claims)."""
     scope = scope_of(claim)
@@ -122,11 +126,11 @@ def check_hypotheses(spec: AuditSpec, claim: str) -> tuple[Check, ...]:
     mech, rel = _scope_words(claim, "mechanisms"), _scope_words(claim, "relations")
     base = spec.base.relation
     via = h.converted.get(base)
-    base_found = f"a {base.value}-DP base" + (f" ({via})" if via else "")
+    base_found = f"{_article(base.value)} {base.value}-DP base" + (f" ({via})" if via else "")
     size_why = h.size_rule(spec) if h.size_rule else None
     return (
         Check("design kind", " or ".join(sorted(h.kinds)), spec.kind, spec.kind in h.kinds),
-        Check("base relation", f"a {_names(h.base)}-DP base mechanism"
+        Check("base relation", f"{_article(_names(h.base))} {_names(h.base)}-DP base mechanism"
               + (f" (scope: {mech})" if mech else ""), base_found,
               base in h.base or via is not None),
         Check("protected relation", (h.protect_words or f"{_names(h.protect)} neighbours")
