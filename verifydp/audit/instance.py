@@ -495,6 +495,8 @@ def full_size_plan(spec: AuditSpec) -> FullSize:
                             "a record moving between clusters is not covered)")
         if kind.startswith("must-"):
             return _must_plan(spec)
+        if kind == "stratified-neyman":
+            return _neyman_plan(spec)
     except fs.OutOfReach as exc:
         return FullSize((), "", str(exc))
     return FullSize((), "", f"no orbit reduction for {kind} designs yet")
@@ -513,6 +515,54 @@ def _must_plan(spec: AuditSpec) -> FullSize:
                                   f"{spec.kind}: x among {size} records")
     return FullSize(tuple(out), "identical common records (with replacement, a lower bound: "
                     "docs/foundations.md#fact-4)")
+
+
+def _neyman_search(spec: AuditSpec) -> SearchResult:
+    """The exact most-sensitive-neighbour search on the full population (Neyman)."""
+    p = spec.params
+    pop = Population.of({RecordType(str(v), s.name): c for s in spec.strata for v, c in s.values})
+    top = p.get("max_value", max(v for s in spec.strata for v, _ in s.values))
+    kinds = ("add", "remove") if spec.protect is Relation.ADD_REMOVE else ("replace",)
+    classify = None
+    lowest = 1
+    if spec.strata[0].bounds:  # strata defined by value ranges (size classes)
+        ranges = [(s.bounds, s.name) for s in spec.strata if s.bounds]
+        lowest = min(b[0] for b, _ in ranges)
+
+        def classify(v: int) -> str:
+            return next(name for (lo, hi), name in ranges if lo <= v <= hi)
+
+    return most_sensitive_neighbour(pop, p["m"], p["rounding"], range(lowest, top + 1),
+                                    classify, variance=p.get("variance", "population"),
+                                    kinds=kinds)
+
+
+def _neyman_plan(spec: AuditSpec) -> FullSize:
+    """The most sensitive neighbour of each kind at full size: exact for those pairs, a lower
+    bound for the worst over all neighbours (the search ranks them by the allocation change)."""
+    res = _neyman_search(spec)
+    sizes = {s.name: s.size for s in spec.strata}
+    found = list(res.by_kind.values()) or [(res.neighbour, res.delta)]
+    out = []
+    for nb, _ in found:
+        if spec.base.relation is Relation.REPLACE:
+            raise fs.OutOfReach("Neyman allocation under a replace base: the other strata's "
+                                "sizes would have to be carried (not implemented)")
+        alloc_p = res.base
+        alloc_q = nb_alloc = res.alloc if nb == res.neighbour else None
+        if nb_alloc is None:
+            continue
+        rows = []
+        for g in sorted(sizes):
+            x_in = nb.removed is not None and nb.removed.stratum == g
+            y_in = nb.added is not None and nb.added.stratum == g
+            if alloc_p.get(g, 0) == alloc_q.get(g, 0) and not (x_in or y_in):
+                continue
+            n_q = sizes[g] - (1 if x_in else 0) + (1 if y_in else 0)
+            rows.append((g, sizes[g], alloc_p.get(g, 0), n_q, alloc_q.get(g, 0), x_in, y_in))
+        out.append(fs.allocation_change(rows, f"{nb.kind} a record ({nb.describe()})"))
+    return FullSize(tuple(out), "the most sensitive neighbour only (a lower bound over all "
+                    f"{res.candidates} neighbours screened)")
 
 
 def _strata_orbits(spec: AuditSpec) -> list[fs.Orbit]:

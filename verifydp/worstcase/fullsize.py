@@ -366,6 +366,41 @@ def with_rest(orbits: Sequence[Orbit], rest: int) -> list[Orbit]:
             for o in orbits]
 
 
+def allocation_change(rows: Sequence[tuple[str, int, int, int, int, bool, bool]], label: str
+                      ) -> Orbit:
+    """A neighbour that moves several strata's allocations at once (Neyman allocation): rows
+    (stratum, n_P, m_P, n_P', m_P', x in it, y in it) for every stratum whose allocation moves
+    or which holds the changed record; the others are independent with unchanged laws (fact 8,
+    independent part). φ = (common drawn per listed stratum, x, y)."""
+    def side(prime: bool) -> FiniteDist[CountVector]:
+        law: dict[CountVector, Fraction] = {(): Fraction(1)}
+        kx = ky = 0
+        for _, n_p, m_p, n_q, m_q, x_in, y_in in rows:
+            n, m, here = (n_q, m_q, y_in) if prime else (n_p, m_p, x_in)
+            parts = [((m,), Fraction(1), 0)] if not here else [
+                ((m,), Fraction(n - m, n), 0), ((m - 1,), Fraction(m, n), 1)]
+            new: dict[CountVector, Fraction] = {}
+            for v, pv in law.items():
+                for a, pa, hit in parts:
+                    if pa:
+                        key = (*v, *a, hit)
+                        new[key] = new.get(key, Fraction(0)) + pv * pa
+            law = new
+        # the hit flags sit after each stratum: collect them into x (P) or y (P')
+        out: dict[CountVector, Fraction] = {}
+        for v, pv in law.items():
+            counts, hits = v[0::2], sum(v[1::2])
+            kx, ky = (0, hits) if prime else (hits, 0)
+            key = (*counts, kx, ky)
+            out[key] = out.get(key, Fraction(0)) + pv
+        return _law(out.items())
+
+    why = ("strata sampled independently, a uniform subset of the allocated size in each "
+           "(fact 8); only this neighbour: a lower bound for the worst over all neighbours")
+    coords = (*(f"a_{r[0]}" for r in rows), "x", "y")
+    return Orbit(label, coords, side(False), side(True), why, exact=False)
+
+
 # ---------------------------------------------------------------- cluster designs
 
 
@@ -508,7 +543,7 @@ def orbit_count(orbits: Iterable[Orbit]) -> int:
 
 
 __all__ = [
-    "FullBracket", "MAX_ORBIT_POINTS", "Orbit", "OutOfReach", "Tail", "bernoulli",
+    "FullBracket", "MAX_ORBIT_POINTS", "allocation_change", "Orbit", "OutOfReach", "Tail", "bernoulli",
     "cluster_pairs", "cross_stratum", "identical_world", "orbit_count", "poisson_add_remove",
     "solve_hockey", "solve_ratio", "srswr_pairs", "stratum_pairs", "with_rest", "wor_pairs",
 ]

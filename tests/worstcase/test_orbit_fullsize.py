@@ -215,3 +215,22 @@ def test_identical_world_is_only_a_lower_bound() -> None:
     head = [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)]
     got = reduced_ratio(fs.identical_world(head, 3, REP, "must"), REP)
     assert got.upper is None and not got.complete and got.lower is not None
+
+
+def test_allocation_change_matches_distinct_records() -> None:
+    """A neighbour that moves two strata's allocations (as Neyman allocation does): the orbit
+    LP equals the whole-law LP with a different design on each side."""
+    common = {**distinct(3, "g", "g"), **distinct(3, "h", "h")}
+    y = RecordType("y", "g")
+    p, q = Population.of(common), Population.of({**common, y: 1})
+    u = PopulationPair(p, q, AR).universe
+    law_p = naive_sample_law(StratifiedFixed({"g": 1, "h": 2}), p, u)
+    law_q = naive_sample_law(StratifiedFixed({"g": 2, "h": 1}), q, u)
+    wc = worst_case_ratio(law_p, law_q, MechanismClass.pure(AR, T))
+    want = max(wc.forward.lower, wc.backward.lower)  # type: ignore[type-var]
+    ob = fs.allocation_change([("g", 3, 1, 4, 2, False, True), ("h", 3, 2, 3, 1, False, False)],
+                              "move")
+    got = reduced_ratio([ob], AR)
+    assert got.lower == want and got.upper is None  # one neighbour: a lower bound only
+    wrong = fs.allocation_change([("g", 3, 1, 4, 2, False, True)], "h forgotten")
+    assert reduced_ratio([wrong], AR).lower != want
