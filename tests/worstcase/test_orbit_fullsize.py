@@ -184,7 +184,8 @@ def test_cluster_replace_matches_distinct_records() -> None:
     want = brute_ratio(design, pairs, REP)
     orbits = fs.cluster_pairs([(2, 1), (1, 2)], ell, 1, REP)
     got = reduced_ratio([o for o in orbits if "size 2" in o.label], REP)
-    assert got.lower == got.upper == want
+    assert got.lower == want
+    assert got.upper is None  # moves between clusters are not covered: never "met" from this
     assert sizes[0] == 2
 
 

@@ -429,10 +429,14 @@ def cluster_pairs(sizes: Sequence[tuple[int, int]], ell: int, within_m: int | No
                 out.append(_cluster_orbit(others, k, ell, s - 1, s, contrib, within_m,
                                           f"remove a record from a cluster of size {s}",
                                           max_points))
-        else:
-            out.append(_cluster_orbit(others, k, ell, s, s, contrib, within_m,
-                                      f"replace a record in a cluster of size {s}", max_points,
-                                      replace=True))
+        else:  # a record moving between two clusters is not reduced: lower bound only
+            ob = _cluster_orbit(others, k, ell, s, s, contrib, within_m,
+                                f"replace a record in a cluster of size {s}", max_points,
+                                replace=True)
+            out.append(Orbit(ob.label, ob.coords, ob.law_p, ob.law_q,
+                             ob.why + "; a record moving between clusters is not covered, so "
+                             "the worst over all replace pairs is only bounded below",
+                             exact=False))
     if protect is Relation.ADD_REMOVE:
         out.append(_cluster_orbit(sizes, k + 1, ell, 0, 1, contrib, within_m,
                                   "add a record as a new cluster", max_points, new=True))
