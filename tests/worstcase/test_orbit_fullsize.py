@@ -176,17 +176,33 @@ def test_cluster_orbits_match_distinct_records(within: int | None) -> None:
 
 
 def test_cluster_replace_matches_distinct_records() -> None:
-    sizes, ell = [2, 1, 1], 2
+    ell = 2
     design = TwoStageCluster(ell, "srs", 1)
     c = _cluster_pop([1, 1, 1])  # c0 keeps one common record, x/y is its second
     x, y = RecordType("x", cluster="c0"), RecordType("y", cluster="c0")
     pairs = [(Population.of({**c, x: 1}), Population.of({**c, y: 1}))]
     want = brute_ratio(design, pairs, REP)
     orbits = fs.cluster_pairs([(2, 1), (1, 2)], ell, 1, REP)
-    got = reduced_ratio([o for o in orbits if "size 2" in o.label], REP)
-    assert got.lower == want
-    assert got.upper is None  # moves between clusters are not covered: never "met" from this
-    assert sizes[0] == 2
+    got = reduced_ratio([o for o in orbits if o.label == "replace a record in a cluster of size 2"],
+                        REP)
+    assert got.lower == got.upper == want
+
+
+@pytest.mark.parametrize("dest", ["c1", "new"])
+def test_cluster_move_matches_distinct_records(dest: str) -> None:
+    """x leaves cluster c0 (size 2) and y joins c1 (size 1) or a new cluster: both sizes (or
+    the number of clusters) change; against the whole sample laws."""
+    design = TwoStageCluster(2, "srs", 1)
+    c = _cluster_pop([1, 1, 1])
+    x = RecordType("x", cluster="c0")
+    y = RecordType("y", cluster="c1" if dest == "c1" else "new")
+    pairs = [(Population.of({**c, x: 1}), Population.of({**c, y: 1}))]
+    want = brute_ratio(design, pairs, REP)
+    orbits = fs.cluster_pairs([(2, 1), (1, 2)], 2, 1, REP)
+    label = ("move a record from a cluster of size 2 to "
+             + ("a cluster of size 1" if dest == "c1" else "a new cluster"))
+    got = reduced_ratio([o for o in orbits if o.label == label], REP)
+    assert got.lower == got.upper == want
 
 
 def test_hockey_matches_distinct_records() -> None:
@@ -235,3 +251,17 @@ def test_allocation_change_matches_distinct_records() -> None:
     assert got.lower == want and got.upper is None  # one neighbour: a lower bound only
     wrong = fs.allocation_change([("g", 3, 1, 4, 2, False, True)], "h forgotten")
     assert reduced_ratio([wrong], AR).lower != want
+
+
+def test_cluster_move_from_a_singleton_matches_distinct_records() -> None:
+    """x is a cluster on its own (it disappears) and y joins a cluster of size 1: the number
+    of clusters drops from 3 to 2; against the whole sample laws."""
+    design = TwoStageCluster(2, "srs", 1)
+    c = {**distinct(1, "a", cluster="c0"), **distinct(1, "b", cluster="c2")}
+    x, y = RecordType("x", cluster="c1"), RecordType("y", cluster="c0")
+    pairs = [(Population.of({**c, x: 1}), Population.of({**c, y: 1}))]
+    want = brute_ratio(design, pairs, REP)
+    orbits = fs.cluster_pairs([(1, 3)], 2, 1, REP)
+    label = "move a record from a cluster of size 1 to a cluster of size 1"
+    got = reduced_ratio([o for o in orbits if o.label == label], REP)
+    assert got.lower == got.upper == want

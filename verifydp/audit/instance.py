@@ -491,8 +491,8 @@ def full_size_plan(spec: AuditSpec) -> FullSize:
             within = p.get("m") if kind == "two-stage-cluster" else None
             return FullSize(tuple(fs.cluster_pairs(sizes, p["ell"], within, protect)),
                             f"{len(spec.clusters)} clusters in {len(sizes)} size classes "
-                            "(x added to, removed from or replaced in a cluster of each size; "
-                            "a record moving between clusters is not covered)")
+                            "(x added to, removed from or replaced in a cluster of each size, "
+                            "as a new cluster, or moved between clusters of any two sizes)")
         if kind.startswith("must-"):
             return _must_plan(spec)
         if kind == "stratified-neyman":

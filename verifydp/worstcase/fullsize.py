@@ -17,6 +17,7 @@ identical common records may understate the distinct-records worst case).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -28,6 +29,7 @@ from verifydp.worstcase.engine import MechanismClass, worst_case_hockey, worst_c
 
 TAIL_MASS = 1e-15  # a tail lighter than this is merged (its effect is added to the bracket)
 MAX_ORBIT_POINTS = 60_000  # the LP grid limit the audit uses
+MAX_MOVES = 30  # ordered (source, destination) size-class pairs of cluster moves solved
 
 
 SizeLaw = Callable[[int], FiniteDist[int]]
@@ -429,18 +431,116 @@ def cluster_pairs(sizes: Sequence[tuple[int, int]], ell: int, within_m: int | No
                 out.append(_cluster_orbit(others, k, ell, s - 1, s, contrib, within_m,
                                           f"remove a record from a cluster of size {s}",
                                           max_points))
-        else:  # a record moving between two clusters is not reduced: lower bound only
-            ob = _cluster_orbit(others, k, ell, s, s, contrib, within_m,
-                                f"replace a record in a cluster of size {s}", max_points,
-                                replace=True)
-            out.append(Orbit(ob.label, ob.coords, ob.law_p, ob.law_q,
-                             ob.why + "; a record moving between clusters is not covered, so "
-                             "the worst over all replace pairs is only bounded below",
-                             exact=False))
+        else:
+            out.append(_cluster_orbit(others, k, ell, s, s, contrib, within_m,
+                                      f"replace a record in a cluster of size {s}", max_points,
+                                      replace=True))
+    if protect is Relation.REPLACE:
+        moves = len(sizes) * (len(sizes) + 1)
+        if moves > MAX_MOVES:  # the replace answer is then bounded below only
+            why = (f"; the {moves} ordered size-class pairs of a move between clusters exceed "
+                   f"the limit {MAX_MOVES}: a lower bound only")
+            return [Orbit(o.label, o.coords, o.law_p, o.law_q, o.why + why, exact=False)
+                    for o in out]
+        out += _moves(sizes, ell, contrib, max_points)
     if protect is Relation.ADD_REMOVE:
         out.append(_cluster_orbit(sizes, k + 1, ell, 0, 1, contrib, within_m,
                                   "add a record as a new cluster", max_points, new=True))
     return out
+
+
+Special = tuple[int, int, str | None]  # (slot 0 or 1, cluster size, marked record x/y/None)
+
+
+def _moves(sizes: Sequence[tuple[int, int]], ell: int, contrib: Callable[[int], int],
+           max_points: int) -> list[Orbit]:
+    """Replace x in a cluster c by y in another cluster c' (both sizes change), for every
+    ordered pair of size classes; a singleton c disappears, and y may open a new cluster
+    (the number of clusters changes with them)."""
+    out = []
+    counts = dict(sizes)
+    for s1, _ in sizes:
+        dests: list[int | None] = [s2 for s2, c2 in sizes if s2 != s1 or c2 >= 2]
+        for s2 in [*dests, None]:
+            others = dict(counts)
+            others[s1] -= 1
+            if s2 is not None:
+                others[s2] -= 1
+            spec_p: list[Special] = [(0, s1, "x")] + ([(1, s2, None)] if s2 is not None else [])
+            spec_q: list[Special] = ([(0, s1 - 1, None)] if s1 > 1 else []) + [
+                (1, (s2 or 0) + 1, "y")]
+            where = f"a cluster of size {s2}" if s2 is not None else "a new cluster"
+            out.append(_special_orbit(sorted(others.items()), ell, spec_p, spec_q, contrib,
+                                      f"move a record from a cluster of size {s1} to {where}",
+                                      max_points))
+    return out
+
+
+def _special_orbit(others: Sequence[tuple[int, int]], ell: int, spec_p: Sequence[Special],
+                   spec_q: Sequence[Special], contrib: Callable[[int], int], label: str,
+                   max_points: int) -> Orbit:
+    """Each side: the common clusters `others` plus its special clusters (slot, size, marked
+    record); ℓ clusters drawn by SRS from all of that side's clusters. φ = (records from the
+    others per contribution class, common records of slot 0, of slot 1, x, y); coordinates
+    that are 0 on both supports are dropped (fact 2)."""
+    k_o = sum(c for _, c in others)
+    by: dict[int, int] = {}
+    for sz, c in others:
+        if c:
+            by[contrib(sz)] = by.get(contrib(sz), 0) + c
+    box = prod(min(c, ell) * v + 1 for v, c in by.items()) * 4 * max(
+        [contrib(sz) + 1 for _, sz, _ in [*spec_p, *spec_q]] or [1]) ** 2
+    if box > max_points:
+        raise OutOfReach(f"{label}: the orbit grid has about {box} points (limit {max_points})")
+    cls = sorted(by)
+    cache: dict[int, tuple[list[int], dict[tuple[int, ...], Fraction]]] = {}
+
+    def others_law(draws: int) -> list[tuple[tuple[int, ...], Fraction]]:
+        if draws not in cache:
+            cache[draws] = _classes_law(others, draws, contrib)
+        have, law = cache[draws]
+        return [(tuple(dict(zip(have, v)).get(c, 0) for c in cls), pr) for v, pr in law.items()]
+
+    def side(spec: Sequence[Special]) -> dict[CountVector, Fraction]:
+        total = k_o + len(spec)
+        pts: dict[CountVector, Fraction] = {}
+        for drawn in itertools.product((False, True), repeat=len(spec)):
+            j = sum(drawn)
+            if j > ell or ell - j > k_o:
+                continue
+            pr_set = Fraction(comb(k_o, ell - j), comb(total, ell))
+            parts: list[tuple[tuple[int, int, int, int], Fraction]] = [((0, 0, 0, 0), pr_set)]
+            for (slot, size, mark), d in zip(spec, drawn):
+                if not d:
+                    continue
+                take = contrib(size)
+                opts = [(take, 0, Fraction(1))] if mark is None else [
+                    (take, 0, Fraction(size - take, size)), (take - 1, 1, Fraction(take, size))]
+                new = []
+                for v, pv in parts:
+                    for common, hit, ph in opts:
+                        if not ph:
+                            continue
+                        w = list(v)
+                        w[slot] += common
+                        w[2 if mark == "x" else 3] += hit
+                        new.append(((w[0], w[1], w[2], w[3]), pv * ph))
+                parts = new
+            for o, po in others_law(ell - j):
+                for v, pv in parts:
+                    key = (*o, *v)
+                    pts[key] = pts.get(key, Fraction(0)) + po * pv
+        return pts
+
+    pp, qq = side(spec_p), side(spec_q)
+    names = (*(f"others({c})" for c in cls), "c", "c'", "x", "y")
+    keep = [i for i in range(len(names))
+            if any(v[i] for v in pp) or any(v[i] for v in qq)]
+    law_p = _law(((tuple(v[i] for i in keep), pr) for v, pr in pp.items()))
+    law_q = _law(((tuple(v[i] for i in keep), pr) for v, pr in qq.items()))
+    why = ("clusters drawn by SRS; given the records drawn per contribution class the other "
+           "clusters are uniform and filled cluster by cluster (fact 8, exchangeable filling)")
+    return Orbit(label, tuple(names[i] for i in keep), law_p, law_q, why)
 
 
 def _classes_law(others: Sequence[tuple[int, int]], draws: int, contrib: Callable[[int], int]
