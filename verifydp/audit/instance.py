@@ -12,6 +12,11 @@ this pair is at least as bad as any pair of the same sizes with all records dist
 averaging, docs/foundations.md#fact-4), so the instance's worst case is the worst case over all
 populations of those sizes. Designs that are not symmetric (PPS, fixed-order systematic) get a
 few explicit pairs, and the report says the worst case is over those pairs.
+
+The full size (issue 16): `full_size_answer` solves the exact worst case at the design file's
+own N through the orbit coordinates of docs/foundations.md#fact-8 (work set by the orbits, not
+by N), for every neighbouring pair the relation allows; where a design has no reduction, or the
+orbit grid exceeds its limit, the answer says which limit was hit and stays undetermined.
 """
 
 from __future__ import annotations
