@@ -96,10 +96,11 @@ def _dask_pool(workers: int, address: str | None) -> Iterator[Pool]:
     cluster = None
     try:
         if address is None:
-            # one thread per worker process, as local processes; no dashboard (no extra port,
-            # no bokeh); no memory limit, as local processes have none
+            # one thread per worker process and no memory limit, as local processes; the
+            # scheduler's HTTP endpoint on a free local port (8787 may be another user's)
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address=None, memory_limit=0)
+                                   host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                                   memory_limit=0)
             client = Client(cluster)
         else:
             client = Client(address)  # connect timeout: dask config (30 s by default)
