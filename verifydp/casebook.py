@@ -32,7 +32,7 @@ from verifydp.witness.base import (
     witness_stem,
 )
 from verifydp.witness.base import write_witness as base_write
-from verifydp.witness.companion import ClaimAbout
+from verifydp.witness.companion import KNOWN_KINDS, ClaimAbout
 from verifydp.witness.text import LIMITS, WitnessLimitError, check_limits, decode_point
 
 try:
@@ -92,9 +92,10 @@ KINDS: dict[str, Callable[[dict[str, Any]], ReplayReport]] = {
 }
 
 
-def replay_object(obj: dict[str, Any]) -> ReplayReport:
+def replay_object(obj: dict[str, Any], bind: bool = True) -> ReplayReport:
     """Re-verify a parsed witness of any kind; a witness about a catalogued claim must also be
-    one that claim's checker produces (`bound_to_claim`)."""
+    one that claim's checker produces (`bound_to_claim`). `bind=False` only re-verifies the
+    violation of the bound the file stores (how mutation tests check a mutant's witness)."""
     if not isinstance(obj, dict):
         raise ValueError("a witness is a JSON object")
     check_limits(obj)
@@ -104,7 +105,7 @@ def replay_object(obj: dict[str, Any]) -> ReplayReport:
     if not isinstance(obj.get("claim"), str):
         raise ValueError("the witness names no claim")
     report = KINDS[kind](obj)
-    if report.confirmed and kind in BOUND_KINDS:
+    if bind and report.confirmed and kind in BOUND_KINDS:
         problem = bound_to_claim(obj)
         if problem:
             return ReplayReport(False, (*report.lines[:-1], f"NOT confirmed: {problem}"))
@@ -206,8 +207,8 @@ def bound_to_claim(obj: dict[str, Any]) -> str | None:
 WITNESS_SUFFIXES = (".json",)
 
 
-def replay(path: Path | str) -> ReplayReport:
-    """Re-verify a stored witness from scratch."""
+def replay(path: Path | str, bind: bool = True) -> ReplayReport:
+    """Re-verify a stored witness from scratch (`bind`: see `replay_object`)."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -226,7 +227,7 @@ def replay(path: Path | str) -> ReplayReport:
                 if path.suffix in (".csv", ".md") else "")
         raise WitnessFormatError(f"{path} is not a witness: not a JSON file{hint}") from exc
     try:
-        return replay_object(obj)
+        return replay_object(obj, bind)
     except WitnessLimitError as exc:
         raise WitnessFormatError(f"{path}: {exc}") from exc
     except UnknownClaim as exc:
@@ -305,6 +306,8 @@ def regenerate(directory: Path) -> list[Path]:
     with locked(directory):
         for f in sorted(directory.glob("*.json")):
             obj = json.loads(f.read_text(encoding="utf-8"))
+            if obj.get("kind", "sampling") not in KNOWN_KINDS:
+                continue  # its owner writes its companion
             for name, text in witness_files(obj, f.stem, claim_about(obj["claim"])).items():
                 if name != f.name:
                     atomic_write(directory / name, text)

@@ -325,7 +325,9 @@ def test_take_witness_replays(take_witness, tmp_path):
     res = ebadi.check_pinq_take(Budget())
     path = write_witness(res.witness, tmp_path)
     assert replay(path).confirmed
-    assert (tmp_path / "ebadi_pinq_take.csv").read_text().startswith("dataset,position,value")
+    # one CSV per dataset, the empty D included (issue 17)
+    assert (tmp_path / "ebadi_pinq_take.D.csv").read_text() == "position,value\n"
+    assert (tmp_path / "ebadi_pinq_take.D_prime.csv").read_text().startswith("position,value\n0,")
 
 
 def test_tampered_witnesses_are_not_confirmed(take_witness):

@@ -27,7 +27,10 @@ def test_instance_witness_replays_and_tampering_is_caught(tmp_path: Path) -> Non
     obj["params"] = {**obj["params"], "n": -1}
     path.write_text(json.dumps(obj), encoding="utf-8")
     assert not replay(path).confirmed
-    assert (tmp_path / "must_prop7.csv").read_text(encoding="utf-8").startswith("field,value")
+    # no datasets, so no CSV; the companion says what the point is and how to replay it
+    assert not list(tmp_path.glob("*.csv"))
+    md = (tmp_path / "must_prop7.md").read_text(encoding="utf-8")
+    assert "verifydp replay must_prop7.json" in md and get_claim("must/prop7").paper in md
 
 
 def test_statement_level_witness_replays(tmp_path: Path) -> None:

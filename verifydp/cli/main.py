@@ -12,13 +12,14 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from verifydp import __version__, convert
-from verifydp.casebook import replay, write_index
+from verifydp.casebook import offer_witness, replay, write_index
 from verifydp.claims import Budget, catalogue, get_claim
 from verifydp.claims.base import Verdict
 from verifydp.claims.scopes import SCOPES
@@ -26,12 +27,20 @@ from verifydp.cli import audit as audit_cli
 from verifydp.cli import regress as regress_cli
 from verifydp.cli.errors import EXIT_INTERNAL, EXIT_USAGE, UsageError
 from verifydp.hunt.executors import KINDS, SCHEDULER_ENV, ExecutorError, open_pool
-from verifydp.hunt.portfolio import HuntError, HuntState, offer_witness, run_hunt
+from verifydp.hunt.portfolio import HuntError, HuntState, run_hunt
 from verifydp.witness import WitnessFormatError
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the command line's error contract: one line, exit 2 (its default
+    prints the usage block first)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"verifydp: {message} (see `{self.prog} --help`)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="verifydp",
         description="Exact verification of privacy-amplification claims about sampling designs.",
     )
@@ -97,7 +106,10 @@ def _executor_flags(p: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error already printed
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
         if args.command == "claims":
             return cmd_claims(args)

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verifydp.casebook import offer_witness
 from verifydp.hunt.executors import ExecutorError, Pool, open_pool
-from verifydp.witness import atomic_write, witness_size, witness_stem, write_witness
+from verifydp.witness import atomic_write, witness_stem
 
 STATE_VERSION = 1
 MAX_ROUNDS = 6
@@ -36,33 +37,6 @@ MAX_ROUNDS = 6
 
 class HuntError(ValueError):
     """Bad hunt input (unknown executor, unreadable state)."""
-
-
-# ---------------------------------------------------------------- witnesses on disk
-
-
-def offer_witness(witness: Any, directory: Path) -> tuple[Path, int, bool]:
-    """Write `witness` unless a witness for the same claim at most as large is already there.
-    Returns (path, size of the witness now on disk, whether this one was written)."""
-
-    obj = witness.to_json()
-    new_size = witness_size(obj)
-    path = directory / f"{witness_stem(witness.claim)}.json"
-    if path.exists():
-        try:
-            old_obj = json.loads(path.read_text(encoding="utf-8"))
-            old = witness_size(old_obj)
-            old_instance = old_obj.get("kind") == "instance"
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            old, old_instance = 10**9, True
-        # a dataset witness is never replaced by an instance witness; an instance witness is
-        # the checker's current first refuted instance, so the newest one is kept
-        if obj.get("kind") == "instance":
-            if not old_instance:
-                return path, old, False
-        elif not old_instance and old <= new_size:
-            return path, old, False
-    return write_witness(witness, directory), new_size, True
 
 
 # ---------------------------------------------------------------- one task (runs in a worker)
@@ -89,13 +63,14 @@ def hunt_task(claim: str, seconds: float, round_: int, witness_dir: str | None,
                            "source": None, "minimised": None, "check_verdict": None}
     directory = Path(witness_dir) if witness_dir else None
 
-    def keep(w: Any, source: str) -> None:
+    def keep(w: Any, source: str) -> bool:
         if directory is None or w is None:
-            return
+            return False
         path, size, written = offer_witness(w, directory)
         if written or out["witness"] is None:
             out["witness"], out["witness_size"] = str(path), size
             out["source"] = source if written else out["source"] or "earlier run"
+        return written
 
     if run_checker:
         # the grid runs in full, as `check` runs it, so the hunt refutes what `check` refutes
@@ -114,9 +89,11 @@ def hunt_task(claim: str, seconds: float, round_: int, witness_dir: str | None,
     if deadline is not None:
         left = min(left, deadline - time.time())
     if space is not None and left > 0.5:
+        on_disk: list[dict[str, Any]] = []  # the search's witnesses actually written
+
         def on_witness(r: Any, params: dict[str, Any], size: int) -> None:
-            if r.witness is not None:
-                keep(r.witness, "search")
+            if keep(r.witness, "search"):
+                on_disk.append({"size": size, "params": params})
 
         t0 = time.monotonic()
         try:
@@ -135,9 +112,19 @@ def hunt_task(claim: str, seconds: float, round_: int, witness_dir: str | None,
             if out["first_witness_s"] is None:
                 out["first_witness_s"] = (t0 - start) + (o.first_found_s or 0.0)
             assert o.best is not None
-            out["minimised"] = {"first_size": o.first_size, "final_size": o.best[0],
-                                "shrink_steps": o.shrink_steps,
-                                "params": {k: _jsonable(v) for k, v in o.best[1].items()}}
+            # report the witness the file holds: the search's best unless the directory
+            # already had a better one (then the file, not the search, is the minimum)
+            written = bool(on_disk) and on_disk[-1]["params"] is o.best[1]
+            own = written or directory is None or o.best[2].witness is None
+            out["minimised"] = {
+                "first_size": o.first_size,
+                "final_size": o.best[0] if own else out.get("witness_size", o.best[0]),
+                "shrink_steps": o.shrink_steps,
+                "params": {k: _jsonable(v) for k, v in o.best[1].items()} if own else None,
+                "on_disk": ("search" if written else "not written" if directory is None
+                            else "no file (a formula point)" if o.best[2].witness is None
+                            else "an earlier, better witness"),
+            }
             out["search_result"] = o.best[2].to_json()
     out.setdefault("refuted", False)
     out["checked"] = run_checker

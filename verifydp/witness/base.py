@@ -8,8 +8,6 @@ trusts the stored numbers.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import tempfile
@@ -27,6 +25,15 @@ from verifydp.epsilon import EpsSpec
 from verifydp.exact.dist import FiniteDist
 from verifydp.exact.loss import privacy_loss
 from verifydp.population import PopulationPair, Relation
+from verifydp.witness.companion import ClaimAbout, companion_markdown, dataset_tables
+from verifydp.witness.text import (
+    LIMITS,
+    WitnessLimitError,
+    exact,
+    origin,
+    parse_srepr,
+    readable,
+)
 from verifydp.worstcase.certify import two_sided_ok
 from verifydp.worstcase.engine import AcceptanceWitness, region_for, symmetrise
 
@@ -51,6 +58,7 @@ class Witness:
     claimed_text: str
     actual_text: str
     derived_by: str | None = None  # params that replay re-derives from the mechanism
+    found_at: dict[str, Any] | None = None  # the search point that produced it (hunt)
 
     def to_json(self) -> dict[str, Any]:
         acc = self.acceptance
@@ -69,20 +77,20 @@ class Witness:
             "direction": self.direction,
             "mechanism": {
                 "kind": "acceptance-table",
-                "about": (
-                    "binary mechanism over sample count vectors; it outputs 1 with the listed "
-                    "probability (0 where unlisted) after retracting the dataset onto the LP "
-                    "region; exactly (t, delta)-DP on every edge of the region"
-                ),
+                "about": ABOUT_ADD_REMOVE if self.base_relation is Relation.ADD_REMOVE
+                else ABOUT_REPLACE,
                 "universe": [rt.to_json() for rt in self.pair.universe],
                 **acc.to_json(),
             },
             "event": "mechanism outputs 1",
             "probabilities": {"P": str(acc.pr_p), "P_prime": str(acc.pr_q)},
             "claimed": {
-                "expression": sympy.srepr(self.claimed_expr),
-                "printed": str(self.claimed_expr),
+                "expression": readable(self.claimed_expr),
+                "srepr": sympy.srepr(self.claimed_expr),
                 "t_prime_expression": (
+                    readable(self.t_prime_expr) if self.t_prime_expr is not None else None
+                ),
+                "t_prime_srepr": (
                     sympy.srepr(self.t_prime_expr) if self.t_prime_expr is not None else None
                 ),
                 "params": self.params,
@@ -97,15 +105,31 @@ class Witness:
                     "claimed value bracketed with mpmath interval arithmetic"
                 ),
             },
-        }
+        } | origin(self.found_at)
+
+
+ABOUT_ADD_REMOVE = (
+    "outputs 1 with the probability listed for the sample's count vector (0 where unlisted); "
+    "a sample holding more or fewer copies of a value than any sample of P or P' can is "
+    "treated as holding the nearest count that can occur; exactly (t, delta)-DP for every "
+    "pair of datasets differing in one record"
+)
+ABOUT_REPLACE = (
+    "outputs 1 with the probability listed for the sample's count vector (0 where unlisted); "
+    "exactly (t, delta)-DP for every pair of count vectors differing by one replaced record"
+)
 
 
 def atomic_write(path: Path, text: str) -> None:
+    """Write `text` to `path` so that a reader (or a crash, SIGKILL included) sees either the
+    old file or the new one, never a mixture: a flushed temporary file, then a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -126,32 +150,56 @@ def witness_size(obj: dict[str, Any]) -> int:
     return int(obj.get("size", 10**9))
 
 
+def witness_order(obj: dict[str, Any]) -> tuple[int, int, str]:
+    """The order in which witnesses of one claim are preferred (smallest first): records,
+    then the length of the stored numbers (so t = 2 beats t = 6 at the same size, as
+    hypothesis's shrinker would have it), then the text itself, so that the order is total
+    and two runs agree on which witness to keep."""
+    text = json.dumps({k: v for k, v in obj.items() if k not in ("tool", "note")},
+                      sort_keys=True, ensure_ascii=False)
+    return witness_size(obj), len(text), text
+
+
 class KindWitness(Protocol):
-    """A witness of another kind (see `KINDS`): its JSON carries "kind", and `csv_text` is the
-    dataset(s) it is about."""
+    """A witness of another kind (see `KINDS`): its JSON carries "kind"."""
 
     claim: str
 
     def to_json(self) -> dict[str, Any]: ...
 
-    def csv_text(self) -> str: ...
+
+def design_docs() -> dict[str, str]:
+    """Each design kind's one-line description (its class docstring's first line)."""
+    return {kind: (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
+            for kind, cls in Design.registry.items()}
 
 
-def write_witness(w: Witness | KindWitness, directory: Path) -> Path:
-    """Write `<claim>.json` and `<claim>.csv` (the two datasets) atomically."""
+def witness_files(obj: dict[str, Any], stem: str,
+                  about: ClaimAbout | None = None) -> dict[str, str]:
+    """Every file of one witness, name → text: `<stem>.json` (the witness), one
+    `<stem>.<dataset>.csv` per dataset (header first, empty datasets included) and the
+    `<stem>.md` companion for people."""
+    csvs = {name: f"{stem}.{name}.csv" for name in dataset_tables(obj)}
+    files = {f"{stem}.json": json.dumps(obj, indent=2, ensure_ascii=False) + "\n"}
+    files.update({csvs[name]: text for name, text in dataset_tables(obj).items()})
+    files[f"{stem}.md"] = companion_markdown(obj, about, f"{stem}.json", csvs, design_docs())
+    return files
+
+
+def write_witness(w: Witness | KindWitness, directory: Path,
+                  about: ClaimAbout | None = None) -> Path:
+    """Write the witness's files (`witness_files`) atomically, the JSON last, so that a JSON
+    on disk always has its companions; `about` (the catalogue's words for the claim) goes
+    into the companion.  Returns the JSON's path."""
     stem = witness_stem(w.claim)
-    path = directory / f"{stem}.json"
-    atomic_write(path, json.dumps(w.to_json(), indent=2) + "\n")
-    if not isinstance(w, Witness):
-        atomic_write(directory / f"{stem}.csv", w.csv_text())
-        return path
-    buf = io.StringIO()
-    wr = csv.writer(buf)
-    wr.writerow(["dataset", "value", "stratum", "cluster", "count"])
-    for name, pop in (("P", w.pair.p), ("P_prime", w.pair.q)):
-        for rt, c in pop.entries:
-            wr.writerow([name, rt.value, rt.stratum or "", rt.cluster or "", c])
-    atomic_write(directory / f"{stem}.csv", buf.getvalue())
+    files = witness_files(w.to_json(), stem, about)
+    json_name = f"{stem}.json"
+    for name, text in files.items():
+        if name != json_name:
+            atomic_write(directory / name, text)
+    (directory / f"{stem}.csv").unlink(missing_ok=True)  # the old two-dataset CSV
+    path = directory / json_name
+    atomic_write(path, files[json_name])
     return path
 
 
@@ -168,6 +216,20 @@ class WitnessFormatError(ValueError):
 Derivation = Callable[[PopulationPair, Design, Callable[[Any], Fraction]], "dict[str, Fraction] | None"]
 
 
+def _formula(claimed: dict[str, Any], srepr_key: str, text_key: str) -> sympy.Expr:
+    """The stored formula, rebuilt safely from its srepr; the printed form must be its
+    readable rendering (an edited printed formula would otherwise mislead a reader)."""
+    expr = parse_srepr(claimed[srepr_key])
+    if claimed.get(text_key) != readable(expr):
+        raise FormulaMismatch(f"the printed formula {claimed.get(text_key)!r} is not the stored "
+                              f"expression {readable(expr)!r}")
+    return expr
+
+
+class FormulaMismatch(ValueError):
+    """A witness whose human-readable formula disagrees with its stored expression."""
+
+
 def replay_json(obj: dict[str, Any],
                 derivations: Mapping[str, Derivation] | None = None) -> ReplayReport:
     """Re-verify a sampling witness (design + acceptance table) from its JSON.
@@ -177,24 +239,31 @@ def replay_json(obj: dict[str, Any],
     supplies them, since they belong to the claims (`verifydp.casebook`)."""
     lines: list[str] = [f"claim {obj['claim']}"]
     pair = PopulationPair.from_json(obj["populations"])
+    if pair.p.size + pair.q.size > LIMITS["records in a dataset"]:
+        raise WitnessLimitError(f"the datasets exceed the limit of "
+                                f"{LIMITS['records in a dataset']} records in a dataset")
     design = Design.from_json(obj["design"])
     design_q = Design.from_json(obj["design_prime"]) if obj.get("design_prime") else design
     universe = pair.universe
     law_p = design.sample_law(pair.p, universe)
     law_q = design_q.sample_law(pair.q, universe)
+    if obj["direction"] not in ("forward", "backward"):
+        raise ValueError(f"direction must be forward or backward, not {obj['direction']!r}")
     if obj["direction"] == "backward":
         law_p, law_q = law_q, law_p
     base = obj["base_mechanism_class"]
     relation = Relation.parse(base["relation"])
     eps = EpsSpec.from_json(base["epsilon"])
-    delta = Fraction(base["delta"])
+    delta = exact(base["delta"])
     mech = obj["mechanism"]
-    t_w = Fraction(mech["t"])
-    if Fraction(mech["delta"]) != delta:
-        return ReplayReport(False, (*lines, "witness delta differs from the class delta"))
+    t_w = exact(mech["t"])
+    if exact(mech["delta"]) != delta:
+        return ReplayReport(False, (*lines, "NOT confirmed: witness delta differs from the "
+                                            "class delta"))
     t_lo, _ = eps.t_bracket()
     if t_w > t_lo:
-        return ReplayReport(False, (*lines, f"witness t = {t_w} is not certified ≤ e^ε ({eps})"))
+        return ReplayReport(False, (*lines, f"NOT confirmed: witness t = {t_w} is not certified "
+                                            f"≤ e^ε ({eps})"))
     classes = tuple(tuple(int(i) for i in c) for c in mech.get("symmetry", []))
     law_p, law_q = symmetrise(law_p, classes), symmetrise(law_q, classes)  # checked exactly
     region = region_for(law_p, law_q, relation, classes=classes)
@@ -203,10 +272,12 @@ def replay_json(obj: dict[str, Any],
     for row in mech["table"]:
         key = tuple(int(v) for v in row["counts"])
         if key not in idx:
-            return ReplayReport(False, (*lines, f"table point {key} is not in the LP region"))
-        f[idx[key]] = Fraction(row["accept"])
+            return ReplayReport(False, (*lines, f"NOT confirmed: table point {key} is not in "
+                                                "the LP region"))
+        f[idx[key]] = exact(row["accept"])
     if not two_sided_ok(region, f, t_w, delta):
-        return ReplayReport(False, (*lines, "acceptance table violates a DP constraint"))
+        return ReplayReport(False, (*lines, "NOT confirmed: the acceptance table violates a "
+                                            "DP constraint"))
     lines.append(
         f"mechanism: {len(region.points)}-point region, every one of {2 * len(region.edges)} "
         f"oriented edges satisfies the ({relation.value}) DP constraints at t = {t_w} ≤ e^ε"
@@ -214,20 +285,34 @@ def replay_json(obj: dict[str, Any],
     pr_p = sum((pr * f[idx[x]] for x, pr in law_p), Fraction(0))
     pr_q = sum((pr * f[idx[x]] for x, pr in law_q), Fraction(0))
     lines.append(f"Pr[accept | P] = {pr_p}, Pr[accept | P'] = {pr_q} (exact)")
+    stored = obj["probabilities"]
+    if (exact(stored["P"]), exact(stored["P_prime"])) != (pr_p, pr_q):
+        return ReplayReport(False, (*lines, "NOT confirmed: the stored probabilities are not "
+                                            "the recomputed ones (the file was edited)"))
     claimed = obj["claimed"]
-    expr = sympy.sympify(claimed["expression"])
+    try:
+        expr = _formula(claimed, "srepr", "expression")
+        t_expr = (_formula(claimed, "t_prime_srepr", "t_prime_expression")
+                  if obj["quantity"] == "hockey" else None)
+    except FormulaMismatch as exc:
+        return ReplayReport(False, (*lines, f"NOT confirmed: {exc}"))
     params = claimed["params"]
+    if not isinstance(params, dict):
+        raise ValueError("claimed.params must be an object")
+    params = {str(k): str(exact(v)) for k, v in params.items()}
     if claimed.get("derived_by"):
         table = dict(zip(region.points, f))
         name = claimed["derived_by"]
         if derivations is None or name not in derivations:
-            return ReplayReport(False, (*lines, f"unknown parameter derivation {name!r}"))
+            return ReplayReport(False, (*lines, f"NOT confirmed: unknown parameter derivation "
+                                                f"{name!r}"))
         derived = derivations[name](
             pair, design, lambda s: table[region.retract(s)]
         )
-        stored = {k: Fraction(v) for k, v in params.items() if k in (derived or {})}
-        if derived is None or any(derived[k] != v for k, v in stored.items()):
-            return ReplayReport(False, (*lines, "stored parameters do not match the mechanism"))
+        stored_p = {k: Fraction(v) for k, v in params.items() if k in (derived or {})}
+        if derived is None or any(derived[k] != v for k, v in stored_p.items()):
+            return ReplayReport(False, (*lines, "NOT confirmed: stored parameters do not match "
+                                                "the mechanism"))
         lines.append(f"parameters re-derived from the mechanism: {derived}")
     bound = eps.evaluate(expr, params)
     if obj["quantity"] == "lower":
@@ -245,10 +330,13 @@ def replay_json(obj: dict[str, Any],
             ratio = pr_p / pr_q
             ok = ratio > bound.hi
             lines.append(f"ratio = {ratio} ≈ {float(ratio):.6g} vs claimed e^ε' ∈ {bound}")
-    else:
-        tp = eps.evaluate(sympy.sympify(claimed["t_prime_expression"]), params)
+    elif obj["quantity"] == "hockey":
+        assert t_expr is not None
+        tp = eps.evaluate(t_expr, params)
         value = pr_p - tp.hi * pr_q
         ok = value > bound.hi
         lines.append(f"Pr_P − e^ε'·Pr_P' ≥ {float(value):.6g} vs claimed δ' ∈ {bound}")
+    else:
+        raise ValueError(f"unknown quantity {obj['quantity']!r}")
     lines.append("CONFIRMED: the claimed bound is violated" if ok else "NOT confirmed")
     return ReplayReport(ok, tuple(lines))

@@ -8,8 +8,6 @@ design's exact sample laws; none of the stored numbers is trusted.
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 from verifydp import __version__
 from verifydp.designs.base import Design
 from verifydp.witness.base import ReplayReport
+from verifydp.witness.text import WitnessLimitError, exact, origin
 from verifydp.worstcase.group import (
     GroupProfileClass,
     Orbit,
@@ -27,6 +26,7 @@ from verifydp.worstcase.group import (
 )
 
 KIND = "group-profile"
+MAX_N, MAX_M = 64, 12  # the orbit LP grows as the partitions of m: keep replay bounded
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,7 @@ class GroupWitness:
     claimed: Fraction
     actual: Fraction
     table: tuple[tuple[Orbit, Fraction], ...]
+    found_at: dict[str, Any] | None = None  # the search point that produced it (hunt)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -57,27 +58,20 @@ class GroupWitness:
             "mechanism": [{"orbit": [o[0], o[1], list(o[2])], "accept": str(v)}
                           for o, v in self.table if v],
             "populations": "P = {x, c1, …, c_{n−1}}, P' = {x', c1, …, c_{n−1}} (see the CSV)",
-        }
-
-    def csv_text(self) -> str:
-        buf = io.StringIO()
-        wr = csv.writer(buf)
-        wr.writerow(["dataset", "value", "count"])
-        p, q, _ = substitution_pair(self.n)
-        for name, pop in (("P", p), ("P_prime", q)):
-            for rt, c in pop.entries:
-                wr.writerow([name, rt.value, c])
-        return buf.getvalue()
+        } | origin(self.found_at)
 
 
 def replay_json(obj: dict[str, Any]) -> ReplayReport:
     lines = [f"claim {obj['claim']}"]
     design = Design.from_json(obj["design"])
     n, m = int(obj["n"]), int(obj["m"])
-    mclass = GroupProfileClass(Fraction(obj["class"]["t"]),
-                               tuple(Fraction(d) for d in obj["class"]["deltas"]))
-    t_prime = Fraction(obj["t_prime"])
-    claimed = Fraction(obj["claimed"]["value"])
+    if not (1 <= n <= MAX_N and 0 <= m <= MAX_M):
+        raise WitnessLimitError(f"a group-profile witness is limited to 1 ≤ n ≤ {MAX_N} and "
+                                f"0 ≤ m ≤ {MAX_M}")
+    mclass = GroupProfileClass(exact(obj["class"]["t"]),
+                               tuple(exact(d) for d in obj["class"]["deltas"]))
+    t_prime = exact(obj["t_prime"])
+    claimed = exact(obj["claimed"]["value"])
     orbits = all_orbits(m, n - 1)
     idx = {o: i for i, o in enumerate(orbits)}
     f = [Fraction(0)] * len(orbits)
@@ -85,7 +79,7 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
         o = (int(row["orbit"][0]), int(row["orbit"][1]), tuple(int(c) for c in row["orbit"][2]))
         if o not in idx:
             return ReplayReport(False, (*lines, f"orbit {o} is not a size-{m} multiset orbit"))
-        f[idx[o]] = Fraction(row["accept"])
+        f[idx[o]] = exact(row["accept"])
     if any(not 0 <= v <= 1 for v in f):
         return ReplayReport(False, (*lines, "an acceptance probability is outside [0, 1]"))
     rows = constraints(orbits, m, mclass)

@@ -12,8 +12,6 @@ recomputed values next to the stored ones.  (A replay therefore costs one check 
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -52,14 +50,3 @@ class InstanceWitness:
             "actual": {"value": self.actual},
             "note": self.note,
         }
-
-    def csv_text(self) -> str:
-        buf = io.StringIO()
-        wr = csv.writer(buf)
-        wr.writerow(["field", "value"])
-        wr.writerow(["claim", self.claim])
-        for k, v in self.params.items():
-            wr.writerow([f"param:{k}", v])
-        wr.writerow(["claimed", self.claimed])
-        wr.writerow(["certified actual", self.actual])
-        return buf.getvalue()

@@ -10,8 +10,6 @@ re-evaluates the printed bound rigorously; none of the stored numbers is trusted
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -25,8 +23,18 @@ from verifydp.pinq.loss import exact_loss, loss_multiple
 from verifydp.pinq.plan import Dataset, Plan, charge, neighbours
 from verifydp.population import Population
 from verifydp.witness.base import ReplayReport
+from verifydp.witness.text import (
+    LIMITS,
+    WitnessLimitError,
+    exact,
+    origin,
+    parse_srepr,
+    readable,
+)
 
 KIND = "pinq-plan"
+MAX_RECORDS = LIMITS["records in a dataset"] // 40  # the exact output laws grow fast
+MAX_NODES = 200
 NOISE = (
     "each aggregation adds two-sided geometric noise Pr[Z=z] ∝ u^(-|z|), u = t^eps, to a "
     "count or a sum of weights in {-1,0,1}: exactly (eps·ε)-DP (discrete Laplace)"
@@ -45,14 +53,15 @@ class PinqWitness:
     actual_text: str
     printed: sympy.Expr | None = None  # e^{σ(ε)} as printed; None: PINQ's charge
     params: tuple[tuple[str, str], ...] = ()
+    found_at: dict[str, Any] | None = None  # the search point that produced it (hunt)
 
     def to_json(self) -> dict[str, Any]:
         claimed: dict[str, Any] = {"value": self.claimed_text}
         if self.printed is None:
             claimed["source"] = "pinq-charge"
         else:
-            claimed.update(source="printed", expression=sympy.srepr(self.printed),
-                           printed=str(self.printed), params=dict(self.params))
+            claimed.update(source="printed", expression=readable(self.printed),
+                           srepr=sympy.srepr(self.printed), params=dict(self.params))
         return {
             "kind": KIND,
             "claim": self.claim,
@@ -72,16 +81,7 @@ class PinqWitness:
                 "certified_by": "exact rational output laws of the plan on both datasets; "
                                 "max-divergence over all output events, both directions",
             },
-        }
-
-    def csv_text(self) -> str:
-        buf = io.StringIO()
-        wr = csv.writer(buf)
-        wr.writerow(["dataset", "position", "value"])
-        for name, data in (("D", self.d), ("D_prime", self.d_prime)):
-            for i, v in enumerate(data):
-                wr.writerow([name, i, v])
-        return buf.getvalue()
+        } | origin(self.found_at)
 
 
 def replay_json(obj: dict[str, Any]) -> ReplayReport:
@@ -89,7 +89,10 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
     plan = Plan.from_json(obj["plan"])
     d = tuple(str(v) for v in obj["datasets"]["D"])
     d_prime = tuple(str(v) for v in obj["datasets"]["D_prime"])
-    t = Fraction(obj["t"])
+    if len(d) + len(d_prime) > MAX_RECORDS or len(plan.nodes) > MAX_NODES:
+        raise WitnessLimitError(f"a pinq-plan witness is limited to {MAX_RECORDS} records in "
+                                f"a dataset and {MAX_NODES} plan nodes")
+    t = exact(obj["t"])
     if not neighbours(d, d_prime):
         return ReplayReport(False, (*lines, "D and D' are not neighbours (one inserted record)"))
     if t <= 1:
@@ -100,6 +103,8 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
         return ReplayReport(False, (*lines, "unexpected infinite loss (noise has full support)"))
     lines.append(f"exact e^loss = {ratio} ≈ {float(ratio):.6g}")
     claimed = obj["claimed"]
+    if not isinstance(claimed, dict):
+        raise ValueError("claimed must be an object")
     if claimed.get("source") == "pinq-charge":
         c = charge(plan)
         bound_hi = EpsSpec.of_t(t).evaluate(sympy.exp(sympy.Rational(c.numerator, c.denominator)
@@ -108,13 +113,22 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
         if plan.deterministic:
             mult = loss_multiple(plan, d, d_prime)
             lines.append(f"for every ε > 0: exact loss {mult}·ε vs charged {c}·ε")
-    else:
+    elif claimed.get("source") == "printed":
         if any(k != 1 for k in plan.eps_multiples()):
             return ReplayReport(False, (*lines, "a base mechanism is not ε-DP (eps multiple ≠ 1)"))
-        expr = sympy.sympify(claimed["expression"])
-        bound = EpsSpec.of_t(t).evaluate(expr, claimed.get("params", {}))
+        expr = parse_srepr(claimed["srepr"])
+        if claimed.get("expression") != readable(expr):
+            return ReplayReport(False, (*lines, "NOT confirmed: the printed formula is not the "
+                                                "stored expression (the file was edited)"))
+        params = claimed.get("params", {})
+        if not isinstance(params, dict):
+            raise ValueError("claimed.params must be an object")
+        bound = EpsSpec.of_t(t).evaluate(expr, {str(k): str(exact(v)) for k, v in params.items()})
         bound_hi = bound.hi
-        lines.append(f"every aggregation is ε-DP; printed e^σ(ε) = {claimed.get('printed')} ∈ {bound}")
+        lines.append(f"every aggregation is ε-DP; printed e^σ(ε) = {claimed['expression']} "
+                     f"∈ {bound}")
+    else:
+        raise ValueError(f"unknown claimed source {claimed.get('source')!r}")
     ok = ratio > bound_hi
     lines.append("CONFIRMED: the claimed bound is violated" if ok else "NOT confirmed")
     return ReplayReport(ok, tuple(lines))
