@@ -265,3 +265,20 @@ def test_cluster_move_from_a_singleton_matches_distinct_records() -> None:
     label = "move a record from a cluster of size 1 to a cluster of size 1"
     got = reduced_ratio([o for o in orbits if o.label == label], REP)
     assert got.lower == got.upper == want
+
+
+@pytest.mark.parametrize("scheme", ["wor", "wr", "must-ow", "must-wo", "must-ww"])
+def test_k_law_head_is_the_exact_law_of_k(scheme: str) -> None:
+    """The integer-numerator head used at full size equals the Fraction law of K term by
+    term (tail 0: the whole law), and its cut leaves less than the stated mass."""
+    from verifydp.designs.must import k_law, k_law_head
+
+    n, b, m = 9, 5, 4
+    bb = None if scheme in ("wor", "wr") else b
+    law = k_law(scheme, n, bb, m)
+    head = k_law_head(scheme, n, bb, m, 0.0)
+    assert head == [law.prob(k) for k in range(len(head))]
+    assert sum(head) == 1
+    cut = k_law_head(scheme, 1000, None if bb is None else 500, 400, 1e-12)
+    assert 0 <= 1 - sum(cut) < Fraction(1, 10**11)
+    assert k_law_head(scheme, n + 1, bb, m, 0.0) != head  # a wrong population is caught
