@@ -18,9 +18,10 @@ diameter (2C, or 1), K(c) the noise kernel centred at c (docs/foundations.md#com
   sample: with a fixed sample size an added record *displaces* another one, so the sum moves
   by up to 2C per copy, not C (Lebeda, Regehr, Kamath & Steinke 2024, "Avoiding pitfalls
   for privacy accounting of subsampled mechanisms under composition"); the same pair for a
-  substitution. Fixed-size without replacement (K ~ Bernoulli(m/N)), with replacement
-  (Binomial(m, 1/N)), MUST (`accounting.laws`), stratified fixed allocations (the worst
-  stratum's m_h/N_h), two-stage clusters.
+  substitution when K ≤ 1. Fixed-size without replacement (K ~ Bernoulli(m/N)), stratified
+  fixed allocations (the worst stratum's m_h/N_h), two-stage clusters, MUST.WO; with
+  replacement (Binomial(m, 1/N)) and MUST.OW/WW under add/remove only: with two or more
+  copies a substitution is not covered by this pair (the tests exhibit the dataset pair).
 
 Every pair here is *realisable*: all other records at −C (or 0 for a count) and the record at
 +C (or 1) give exactly (P, Q) — so compose's lower bound is a lower bound of the design's
@@ -163,6 +164,13 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
                           f"two-stage: the record is drawn w.p. at most {pi} ({form})")
                      for form, pi in _cluster_candidates(clusters, params["ell"],
                                                           params["within"], params, add_remove))
+    if kind in ("srswr", "must-ow", "must-ww") and not add_remove:
+        # with two or more copies a substituted value moves every copy while the others'
+        # draws move the centres apart: the displaced pair is beaten (others at −C/2, the
+        # record −C → +C, with replacement; tests/audit/test_deployment.py), and no pair
+        # covering these cases is derived yet
+        raise ValueError(f"{kind} under substitution: no dominating pair is derived for "
+                         f"designs that may draw a record twice (use add-remove)")
     if kind in ("srswr", "must-ow", "must-wo", "must-ww"):
         law = truncated_law("wr" if kind == "srswr" else kind, size, params.get("b"),
                             params["m"])

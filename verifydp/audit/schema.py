@@ -12,6 +12,8 @@ import sys
 from typing import Any
 
 from verifydp.audit.spec import (
+    ACCOUNTANTS,
+    ASSUMED_SAMPLERS,
     KINDS,
     MAX_CLUSTERS,
     MAX_EPSILON,
@@ -19,9 +21,12 @@ from verifydp.audit.spec import (
     MAX_NEYMAN_VALUE,
     MAX_POPULATION,
     MAX_SIZE_CLASSES,
+    MAX_STEPS,
     MAX_STRATA,
+    MECHANISMS,
     NEYMAN_ROUNDINGS,
     PARAMS,
+    QUERIES,
     ROUNDINGS,
 )
 
@@ -77,6 +82,37 @@ def _guarantee(default: str) -> dict[str, Any]:
                 "relation": {**RELATION, "description": f"default {default}"}}}
 
 
+def _deployment() -> dict[str, Any]:
+    """[mechanism], [composition], [accountant] (issue 16; docs/design-files.md#deployment)."""
+    mechanism = {"type": "object", "required": ["kind"], "additionalProperties": False,
+                 "properties": {
+                     "kind": {"enum": list(MECHANISMS)},
+                     "query": {"enum": list(QUERIES), "description": "default sum"},
+                     "clip": {**NUMBER, "description": "bound on each record's contribution "
+                                                       "(norm); required for sum and mean"},
+                     "sigma": {**NUMBER, "description": "Gaussian standard deviation"},
+                     "noise_multiplier": {**NUMBER, "description": "σ / clip (DP-SGD)"},
+                     "scale": {**NUMBER, "description": "Laplace scale b"},
+                     "divisor": {**NUMBER, "description": "a mean's public denominator"},
+                     "epsilon0": NUMBER}}
+    composition = {"type": "object", "required": ["steps"], "additionalProperties": False,
+                   "properties": {
+                       "steps": _int(1, MAX_STEPS),
+                       "delta": {**NUMBER, "description": "report ε at this δ ∈ (0, 1)"},
+                       "epsilon": {**NUMBER, "description": "report δ at this ε"},
+                       "resample": {"type": "boolean",
+                                    "description": "a new sample per release (default true)"},
+                       "rtol": {**NUMBER, "description": "relative bracket width wanted"}}}
+    accountant = {"type": "object", "required": ["name"], "additionalProperties": False,
+                  "properties": {
+                      "name": {"enum": list(ACCOUNTANTS)},
+                      "assumes": {"enum": list(ASSUMED_SAMPLERS)},
+                      "q": {**NUMBER, "description": "the rate it is given (default batch/N)"},
+                      "noise_multiplier": NUMBER,
+                      "steps": _int(1, MAX_STEPS)}}
+    return {"mechanism": mechanism, "composition": composition, "accountant": accountant}
+
+
 def schema() -> dict[str, Any]:
     stratum = {"oneOf": [
         _int(1, MAX_POPULATION),
@@ -122,6 +158,7 @@ def schema() -> dict[str, Any]:
             "audit": {"type": "object", "additionalProperties": False, "properties": {
                 "instance_size": _int(4, 200),
                 "eps_grid": {"type": "array", "items": NUMBER, "maxItems": 12}}},
+            **_deployment(),
         },
     }
 

@@ -1,0 +1,391 @@
+"""The deployment audit (issue 16): dominating pairs checked against every dataset pair of
+small populations, composed results against independent lower bounds from concrete dataset
+pairs, peers inside the bracket, the fixed-size accountant flag, and mutants caught."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction as F
+from math import comb
+from pathlib import Path
+from typing import Any
+
+import flint
+import numpy as np
+import pytest
+
+from verifydp.accounting import Grid, composed, dominating_pairs, law_pair
+from verifydp.audit.deployment import audit_deployment, number_json
+from verifydp.audit.spec import load_design, parse_design, tomllib
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+Comps = list[tuple[F, F]]  # (weight, centre)
+
+
+# ---------------------------------------------------------------- certified test-set bounds
+
+
+def _arb(x: F) -> flint.arb:
+    return flint.arb(x.numerator) / x.denominator
+
+
+def _frac_lo(x: flint.arb) -> F:
+    man, exp = x.lower().mid().man_exp()
+    man, exp = int(man), int(exp)
+    return F(man * 2**exp) if exp >= 0 else F(man, 2**-exp)
+
+
+def _cdf(kernel: str, u: flint.arb) -> flint.arb:
+    if kernel == "gauss":
+        return (-u / flint.arb(2).sqrt()).erfc() / 2
+    return u.exp() / 2 if u < 0 else 1 - (-u).exp() / 2
+
+
+def _mass(comps: Comps, scale: F, kernel: str, a: F | None, b: F | None) -> flint.arb:
+    """Mixture mass of [a, b] (None: ±∞), exact centres and weights, arb cdfs."""
+    tot = flint.arb(0)
+    for w, c in comps:
+        hi = flint.arb(1) if b is None else _cdf(kernel, (_arb(b) - _arb(c)) / _arb(scale))
+        lo = flint.arb(0) if a is None else _cdf(kernel, (_arb(a) - _arb(c)) / _arb(scale))
+        tot += _arb(w) * (hi - lo)
+    return tot
+
+
+def _logpdf(comps: Comps, scale: float, kernel: str, x: np.ndarray) -> np.ndarray:
+    terms = [math.log(float(w)) + (-((x - float(c)) / scale) ** 2 / 2 if kernel == "gauss"
+                                   else -np.abs(x - float(c)) / scale) for w, c in comps if w]
+    return np.logaddexp.reduce(np.array(terms), axis=0)
+
+
+def set_delta(p: Comps, q: Comps, scale: F, kernel: str, eps: F) -> F:
+    """A certified lower bound of H_{e^ε}(P‖Q): floats choose the set {p > e^ε q} as a union
+    of intervals, arb computes P(A) − e^ε Q(A) exactly enough (any set gives a lower bound)."""
+    reach = (14 if kernel == "gauss" else 40) * float(scale)
+    lo = min(float(c) for _, c in p + q) - reach
+    hi = max(float(c) for _, c in p + q) + reach
+    xs = np.linspace(lo, hi, 4001)
+    good = _logpdf(p, float(scale), kernel, xs) - _logpdf(q, float(scale), kernel, xs) > float(eps)
+    if not good.any():
+        return F(0)
+    edges = np.flatnonzero(np.diff(good.astype(int)))
+    cuts = [F(float(xs[i])) for i in edges]
+    bounds = ([None] if good[0] else []) + cuts + ([None] if good[-1] else [])
+    val = flint.arb(0)
+    for a, b in zip(bounds[::2], bounds[1::2], strict=True):
+        val += _mass(p, scale, kernel, a, b) - _arb(eps).exp() * _mass(q, scale, kernel, a, b)
+    return max(_frac_lo(val), F(0))
+
+
+# ---------------------------------------------------------------- small populations
+
+
+def _law(sums: list[F]) -> Comps:
+    out: dict[F, F] = {}
+    for s in sums:
+        out[s] = out.get(s, F(0)) + F(1, len(sums))
+    return sorted((w, c) for c, w in out.items())
+
+
+def srswor(values: tuple[F, ...], m: int) -> Comps:
+    return _law([sum(s, F(0)) for s in itertools.combinations(values, m)])
+
+
+def srswr(values: tuple[F, ...], m: int) -> Comps:
+    return _law([sum(s, F(0)) for s in itertools.product(values, repeat=m)])
+
+
+def must_ow(values: tuple[F, ...], b: int, m: int) -> Comps:
+    """b of n without replacement, then m draws with replacement from those b."""
+    return _law([sum(d, F(0)) for s in itertools.combinations(values, b)
+                 for d in itertools.product(s, repeat=m)])
+
+
+def must_ww(values: tuple[F, ...], b: int, m: int) -> Comps:
+    """b draws with replacement, then m draws with replacement from the b draws."""
+    return _law([sum(d, F(0)) for s in itertools.product(values, repeat=b)
+                 for d in itertools.product(s, repeat=m)])
+
+
+def poisson(values: tuple[F, ...], q: F) -> Comps:
+    out: dict[F, F] = {}
+    for keep in itertools.product((0, 1), repeat=len(values)):
+        w = math.prod((q if k else 1 - q) for k in keep)
+        s = sum((v for v, k in zip(values, keep, strict=True) if k), F(0))
+        out[s] = out.get(s, F(0)) + w
+    return sorted((w, c) for c, w in out.items())
+
+
+GRID = (F(-1), F(-1, 2), F(0), F(1))
+EPS = (F(0), F(1, 2), F(2))
+
+
+def dataset_pairs(n_others: int, add_remove: bool):  # type: ignore[no-untyped-def]
+    """Every (others, D, D') with contributions on GRID (C = 1): the others are any multiset;
+    add/remove adds x, substitution changes x to x' — both orientations are checked."""
+    for others in itertools.combinations_with_replacement(GRID, n_others):
+        for x in GRID:
+            if add_remove:
+                yield others + (x,), others
+            else:
+                for x2 in GRID:
+                    if x2 != x:
+                        yield others + (x,), others + (x2,)
+
+
+def violations(mechanism: Any, pair: Any, add_remove: bool, n_others: int, kernel: str,
+               scale: F, first: bool = False) -> list[tuple[Any, ...]]:
+    """Dataset pairs whose certified δ exceeds the claimed pair's certified upper bound."""
+    c = composed(pair, 1, Grid(z=40 if kernel == "laplace" else 12))
+    his = {e: c.delta(e).hi for e in EPS}
+    bad = []
+    for d1, d2 in dataset_pairs(n_others, add_remove):
+        m1, m2 = mechanism(d1), mechanism(d2)
+        for e in EPS:
+            for a, b in ((m1, m2), (m2, m1)):
+                if set_delta(a, b, scale, kernel, e) > his[e]:
+                    bad.append((d1, d2, e))
+                    if first:
+                        return bad
+    return bad
+
+
+def _pairs(kind: str, params: dict[str, Any], n: int, add_remove: bool, noise: F,
+           mech: str = "gaussian") -> Any:
+    (d,) = dominating_pairs(kind, params, n, mech, "sum", F(1), F(2), noise, add_remove)
+    return d.pair
+
+
+CASES = [  # (name, mechanism on a dataset, design kind, params, relations covered)
+    ("srswor", lambda v: srswor(v, 2), "srswor", {"m": 2}, (True, False)),
+    ("poisson", lambda v: poisson(v, F(1, 3)), "poisson", {"q": F(1, 3)}, (True, False)),
+    ("srswr", lambda v: srswr(v, 2), "srswr", {"m": 2}, (True,)),
+    ("must-ow", lambda v: must_ow(v, 2, 2), "must-ow", {"b": 2, "m": 2}, (True,)),
+    ("must-ww", lambda v: must_ww(v, 2, 2), "must-ww", {"b": 2, "m": 2}, (True,)),
+]
+RUNS = [(c[0], c[1], c[2], c[3], ar) for c in CASES for ar in c[4]]
+
+
+@pytest.mark.parametrize("name,mech,kind,params,add_remove", RUNS,
+                         ids=[f"{r[0]}-{'add-remove' if r[4] else 'substitution'}"
+                              for r in RUNS])
+def test_dominating_pair_covers_every_dataset_pair(name: str, mech: Any, kind: str,
+                                                   params: dict[str, Any],
+                                                   add_remove: bool) -> None:
+    """N = 3 (the larger dataset), contributions on {−1, −1/2, 0, 1}, Gaussian σ = 1,
+    ε ∈ {0, 1/2, 2}, both orientations: no dataset pair exceeds the claimed pair."""
+    sigma = F(1)
+    pair = _pairs(kind, params, 3, add_remove, sigma)
+    assert violations(mech, pair, add_remove, 2, "gauss", sigma) == []
+
+
+def test_displaced_pair_fails_for_two_copies_under_substitution() -> None:
+    """Why with-replacement and MUST.OW/WW are refused under substitution: the displaced
+    pair Σ Pr(K = l) N(2lC) vs N(0) is beaten by others at −C/2 and the record −C → +C."""
+    sigma = F(1)
+    law = ((0, F(4, 9)), (1, F(4, 9)), (2, F(1, 9)))  # Binomial(2, 1/3)
+    pair = law_pair(law, F(2), sigma, "gauss", "displaced")
+    hi = composed(pair, 1).delta(F(0)).hi
+    others = (F(-1, 2), F(-1, 2))
+    d1, d2 = srswr(others + (F(-1),), 2), srswr(others + (F(1),), 2)
+    assert set_delta(d1, d2, sigma, "gauss", F(0)) > hi
+    with pytest.raises(ValueError, match="substitution"):
+        _pairs("srswr", {"m": 2}, 3, False, sigma)
+
+
+def test_dominating_pair_laplace_fixed_size() -> None:
+    b = F(1, 2)
+    pair = _pairs("srswor", {"m": 2}, 3, True, b, "laplace")
+    assert violations(lambda v: srswor(v, 2), pair, True, 2, "laplace", b) == []
+
+
+def test_poisson_pair_is_refuted_for_fixed_size_batches() -> None:
+    """The pitfall the issue names: the Poisson pair (record adds C) for fixed-size batches
+    under add/remove is beaten by others at −C and the record at +C (it displaces one)."""
+    sigma = F(1)
+    wrong = law_pair(((0, F(2, 3)), (1, F(1, 3))), F(1), sigma, "gauss", "added")
+    bad = violations(lambda v: srswor(v, 2), wrong, True, 2, "gauss", sigma)
+    assert any(d2 == (F(-1), F(-1)) and d1[-1] == 1 for d1, d2, _ in bad)
+    fixed = _pairs("srswor", {"m": 2}, 3, True, sigma)
+    assert not violations(lambda v: srswor(v, 2), fixed, True, 2, "gauss", sigma, first=True)
+
+
+def test_added_pair_is_refuted_for_poisson_substitution() -> None:
+    """Mutant: under substitution a Poisson record's value moves from −C to +C (shift 2C
+    when sampled); the add/remove pair (shift C) is beaten."""
+    sigma = F(1)
+    wrong = law_pair(((0, F(2, 3)), (1, F(1, 3))), F(1), sigma, "gauss", "added")
+    assert violations(lambda v: poisson(v, F(1, 3)), wrong, False, 1, "gauss", sigma)
+
+
+def test_dominating_pairs_are_realisable() -> None:
+    """The pairs are attained: others at −C, the record at +C (lower ends are lower bounds of
+    the design's worst case)."""
+    sigma = F(1)
+    pair = _pairs("srswor", {"m": 2}, 3, True, sigma)
+    real_p, real_q = srswor((F(-1), F(-1), F(1)), 2), srswor((F(-1), F(-1)), 2)
+    shift = -real_q[0][1]
+    assert sorted((w, c + shift) for w, c in real_p) == sorted(pair.p)
+    assert [(w, c + shift) for w, c in real_q] == list(pair.q)
+
+
+# ---------------------------------------------------------------- composed results
+
+
+def _gauss_sf(mu: F, sd: flint.arb, t: F) -> flint.arb:
+    return ((_arb(t) - _arb(mu)) / (sd * flint.arb(2).sqrt())).erfc() / 2
+
+
+def sum_test_delta(law_t: list[tuple[int, F]], shift: F, sigma: F, steps: int,
+                   eps: F) -> F:
+    """Independent lower bound for T releases of one concrete dataset pair (others −C, the
+    record +C): the adversary adds up the T outputs. Under D' the sum is Σ_k Pr(k copies in
+    all) N(k·shift, Tσ²), under D it is N(0, Tσ²): δ ≥ best threshold test, in arb."""
+    sd = _arb(sigma) * flint.arb(steps).sqrt()
+    best = F(0)
+    e = _arb(eps).exp()
+    for t in np.linspace(0, float(shift) * steps, 161)[1:]:
+        tt = F(float(t))
+        p = sum((_arb(w) * _gauss_sf(F(k) * shift, sd, tt) for k, w in law_t), flint.arb(0))
+        val = p - e * _gauss_sf(F(0), sd, tt)
+        best = max(best, _frac_lo(val))
+    return best
+
+
+def max_test_delta(q: F, shift: F, sigma: F, steps: int, eps: F) -> F:
+    """Independent lower bound, the other test: "some release exceeds t". Per release the
+    concrete pair is (1−q)N(0, σ²) + qN(shift, σ²) vs N(0, σ²), releases independent."""
+    best = F(0)
+    e = _arb(eps).exp()
+    one = flint.arb(1)
+    for t in np.linspace(0, float(shift) + 12 * float(sigma), 241)[1:]:
+        tt = F(float(t))
+        s0 = _gauss_sf(F(0), _arb(sigma), tt)
+        p1 = (1 - _arb(q)) * s0 + _arb(q) * _gauss_sf(shift, _arb(sigma), tt)
+        val = (one - (one - p1) ** steps) - e * (one - (one - s0) ** steps)
+        best = max(best, _frac_lo(val))
+    return best
+
+
+def _binomial(steps: int, q: F) -> list[tuple[int, F]]:
+    return [(k, comb(steps, k) * q**k * (1 - q) ** (steps - k)) for k in range(steps + 1)]
+
+
+@pytest.mark.parametrize("example", ["deploy_dpsgd_poisson.toml",
+                                     "deploy_dpsgd_fixed_batch.toml"])
+def test_composed_delta_is_sound_against_concrete_pairs(example: str) -> None:
+    """δ after T = 60 releases at ε ∈ {1/2, 1}: the certified upper end is at least the
+    sum-test δ of the concrete pair (others −C, record +C), computed here independently."""
+    q = F(256, 60000)
+    shift = F(1) if "poisson" in example else F(2)
+    for eps in (F(1, 2), F(1)):
+        dep = audit_deployment(parse_design(_raw(example, 60, eps)), curves=False)
+        indep = max(sum_test_delta(_binomial(60, q), shift, F(11, 10), 60, eps),
+                    max_test_delta(q, shift, F(11, 10), 60, eps))
+        assert indep > 0
+        assert indep <= dep.result.hi, (indep, dep.result)
+
+
+def _raw(example: str, steps: int, eps: F | None = None, delta: F | None = None,
+         accountant: bool = False) -> dict[str, Any]:
+    obj = tomllib.loads((EXAMPLES / example).read_text(encoding="utf-8"))
+    comp: dict[str, Any] = {"steps": steps}
+    if eps is not None:
+        comp["epsilon"] = str(eps)
+    else:
+        comp["delta"] = str(delta)
+    comp["resample"] = obj["composition"].get("resample", True)
+    comp["rtol"] = "1/2"  # soundness checks: any certified bracket will do, no refinement
+    obj["composition"] = comp
+    if not accountant:
+        obj.pop("accountant", None)
+    return obj
+
+
+def test_one_sample_releases_are_sound_and_agree_at_one_step() -> None:
+    """resample = false (one sample, T releases): with Gaussian noise the concrete pair's
+    sum test is (1−q)N(0, Tσ²) + qN(T·2C, Tσ²) vs N(0, Tσ²); the certified bracket contains
+    what it must, and at T = 1 the one-sample identity agrees with the plain pair (the
+    identity's mutants — a wrong ε' or factor — would separate the two brackets)."""
+    def raw(steps: int, eps: F, resample: bool) -> dict[str, Any]:
+        o = _raw("deploy_dpsgd_fixed_batch.toml", steps, eps=eps)
+        o["composition"]["resample"] = resample
+        o["mechanism"]["noise_multiplier"] = 4  # a narrower loss range: a faster test
+        return o
+
+    eps = F(1, 1000)  # e^ε − 1 below q: the sum test has something to find
+    one_sample = audit_deployment(parse_design(raw(8, eps, False)), curves=False).result
+    q = F(256, 60000)
+    indep = sum_test_delta([(0, 1 - q), (8, q)], F(2), F(4), 8, eps)
+    assert 0 < indep <= one_sample.hi
+    for resample in (True, False):
+        o = raw(1, F(1, 4), resample)
+        b = audit_deployment(parse_design(o), curves=False).result
+        if resample:
+            ref = b
+    assert b.lo <= ref.hi and ref.lo <= b.hi
+
+
+def test_peers_inside_the_certified_bracket_poisson_dpsgd() -> None:
+    """The Poisson DP-SGD example at T = 300: dp-accounting's PLD ε and prv-accountant's
+    interval at δ = 1e-5 meet the certified bracket."""
+    pytest.importorskip("dp_accounting")
+    obj = _raw("deploy_dpsgd_poisson.toml", 300, delta=F(1, 10**5), accountant=True)
+    obj["accountant"]["steps"] = 300
+    obj["composition"]["rtol"] = "1/100"
+    dep = audit_deployment(parse_design(obj), curves=False)
+    assert dep.accountant is not None and dep.accountant.value is not None
+    assert dep.result.lo <= F(dep.accountant.value) <= dep.result.hi * F(1001, 1000)
+    assert dep.accountant.understates is None
+    prv = pytest.importorskip("prv_accountant")
+    from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
+
+    acc = prv.PRVAccountant([PoissonSubsampledGaussianMechanism(256 / 60000, 1.1)],
+                            eps_error=0.01, delta_error=1e-12, max_self_compositions=[300])
+    lo, _, hi = acc.compute_epsilon(1e-5, [300])
+    assert F(lo) <= dep.result.hi and dep.result.lo <= F(hi)
+
+
+def test_fixed_size_example_flags_the_poisson_accountant() -> None:
+    """Fixed-size batches accounted as Poisson: the report states the understatement with
+    the certified numbers (T = 300 here; the example's 10^4 steps run in bench/)."""
+    pytest.importorskip("dp_accounting")
+    obj = _raw("deploy_dpsgd_fixed_batch.toml", 300, delta=F(1, 10**5), accountant=True)
+    obj["accountant"]["steps"] = 300
+    dep = audit_deployment(parse_design(obj), curves=False)
+    a = dep.accountant
+    assert a is not None and a.understates is not None and a.understates > 2
+    assert f"{float(dep.result.lo):.6g}" in a.note and "understates by" in a.note
+    assert "assumes poisson" in a.note and "fixed-size" in a.note
+    assert F(a.value) < dep.result.lo  # type: ignore[arg-type]
+
+
+def test_json_numbers_have_one_shape() -> None:
+    obj = _raw("deploy_household_two_stage.toml", 2, delta=F(1, 10**6))
+    data = audit_deployment(parse_design(obj), curves=True).to_json()
+    for key in ("result", "one_step"):
+        assert set(data[key]) == {"lo", "hi", "lo_float", "hi_float"}
+        assert F(data[key]["lo"]) <= F(data[key]["hi"])
+    assert all(set(p["delta"]) == {"lo", "hi", "lo_float", "hi_float"}
+               for p in data["curve_delta"])
+    b = number_json(audit_deployment(parse_design(obj), curves=False).result)
+    assert b["lo_float"] <= b["hi_float"] and F(b["lo"]) <= F(b["hi"])
+
+
+def test_plots_draw(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from verifydp.audit.deployment_plots import html_section, write_plots
+
+    dep = audit_deployment(parse_design(_raw("deploy_survey_laplace_tables.toml", 4,
+                                             delta=F(1, 10**6))))
+    paths = write_plots(dep, tmp_path)
+    assert all(p.stat().st_size > 1000 for p in paths)
+    assert "Deployment" in html_section(dep)
+
+
+def test_examples_load() -> None:
+    for p in sorted(EXAMPLES.glob("deploy_*.toml")):
+        spec = load_design(p)
+        assert spec.mechanism is not None and spec.composition is not None
