@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rows = []
     for path in sorted((REPO / "examples").glob("*.toml")):
-        if args.only in path.stem:
+        if args.only in f"examples/{path.name}":
             rows.append(_case(f"examples/{path.name}", load_design(path), 60.0,
                               EXPECTED_OPEN.get(path.stem)))
     for name, (body, target) in SYNTHETIC.items():
