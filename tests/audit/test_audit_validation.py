@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import copy
 import json
+from fractions import Fraction as F
 from pathlib import Path
 from typing import Any
 
@@ -273,3 +274,91 @@ def test_examples_match_the_schema() -> None:
         jsonschema.validate(tomllib.loads(p.read_text(encoding="utf-8")), schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(_with("design.foo", 1, POISSON), schema)
+
+
+# ---------------------------------------------------------------- deployment sections (issue 16)
+
+DEPLOY: dict[str, Any] = {
+    **copy.deepcopy(POISSON),
+    "mechanism": {"kind": "gaussian", "query": "sum", "clip": 1, "noise_multiplier": 1.1},
+    "composition": {"steps": 100, "delta": 1e-5},
+    "accountant": {"name": "dp-accounting-pld"},
+}
+
+BAD_DEPLOY = [
+    (_with("mechanism.kind", "exponential", DEPLOY), r"^mechanism\.kind: must be one of"),
+    (_with("mechanism.clip", _DELETE, DEPLOY), r"^mechanism\.clip: missing \(the clipping "
+                                               r"bound"),
+    (_with("mechanism.clip", 0, DEPLOY), r"^mechanism\.clip: must be positive"),
+    (_with("mechanism.scale", 2, DEPLOY), r"^mechanism\.scale: not a parameter of gaussian"),
+    (_with("mechanism.kind", "discrete-gaussian", DEPLOY),
+     r"^mechanism\.kind: discrete-gaussian: certified composition of discrete outputs"),
+    (_with("mechanism", {"kind": "laplace", "query": "count", "clip": 1, "scale": 2}, DEPLOY),
+     r"^mechanism\.clip: a count has no clipping bound"),
+    (_with("mechanism", {"kind": "gaussian", "query": "mean", "clip": 1, "sigma": 2}, DEPLOY),
+     r"^mechanism\.divisor: missing"),
+    (_with("composition.steps", 0, DEPLOY), r"^composition\.steps: must be positive, got 0"),
+    (_with("composition.steps", -3, DEPLOY), r"^composition\.steps: must be positive"),
+    (_with("composition.steps", 10**7, DEPLOY), r"^composition\.steps: 10000000 exceeds"),
+    (_with("composition.delta", 1, DEPLOY), r"^composition\.delta: must be in \(0, 1\)"),
+    (_with("composition.delta", 0, DEPLOY), r"^composition\.delta: must be in \(0, 1\)"),
+    (_with("composition.delta", -1e-5, DEPLOY), r"^composition\.delta: must be in \(0, 1\)"),
+    (_with("composition.epsilon", 1, DEPLOY), r"^composition: give exactly one of delta"),
+    (_with("accountant.name", "tf-privacy", DEPLOY), r"^accountant\.name: must be one of"),
+    (_with("design", {"kind": "srswr", "m": 10},
+           _with("protect", {"relation": "replace"}, _with("accountant", _DELETE, DEPLOY))),
+     None),
+    (_with("design", {"kind": "random-size", "size_law": {"1": 1}}, DEPLOY),
+     r"^design\.kind: random-size: no dominating pair is derived"),
+    (_with("population.size", 10**8, DEPLOY), r"^population\.size: 100000000 exceeds"),
+]
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return json.dumps(v) if isinstance(v, str) else repr(v)
+
+
+def _toml(obj: dict[str, Any]) -> str:
+    """These test files only: top-level tables of scalars and inline tables."""
+    out = []
+    for sec, body in obj.items():
+        out.append(f"[{sec}]")
+        out += [f"{json.dumps(k)} = {_value(v)}" for k, v in body.items()]
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("obj,pattern", [b for b in BAD_DEPLOY if b[1]])
+def test_bad_deployment_names_the_field(obj: dict[str, Any], pattern: str) -> None:
+    with pytest.raises(DesignFileError, match=pattern) as exc:
+        parse_design(obj)
+    assert "\n" not in str(exc.value)
+
+
+def test_deployment_parses() -> None:
+    spec = parse_design(DEPLOY)
+    assert spec.mechanism is not None and spec.mechanism.noise == F(11, 10)
+    assert spec.composition is not None and spec.composition.steps == 100
+    assert spec.accountant is not None and spec.accountant.q == F(1, 10)
+
+
+@pytest.mark.parametrize("obj,pattern", [
+    (BAD_DEPLOY[0][0], "mechanism.kind"), (BAD_DEPLOY[1][0], "mechanism.clip"),
+    (BAD_DEPLOY[7][0], "composition.steps"), (BAD_DEPLOY[10][0], "composition.delta"),
+    (BAD_DEPLOY[-1][0], "population.size"),
+    # valid file, impossible deployment: found when the pair is derived, still exit 2
+    (BAD_DEPLOY[15][0], "substitution"),
+])
+def test_cli_deployment_exit_2_one_line(obj: dict[str, Any], pattern: str,
+                                        tmp_path: Path) -> None:
+    bad = tmp_path / "d.toml"
+    bad.write_text(_toml(obj), encoding="utf-8")
+    parser = argparse.ArgumentParser(prog="verifydp")
+    register(parser.add_subparsers(dest="command", required=True))
+    with pytest.raises(UsageError) as exc:
+        run(parser.parse_args(["audit", str(bad), "--no-witnesses", "--no-grid"]))
+    msg = str(exc.value)
+    assert pattern in msg and "\n" not in msg
