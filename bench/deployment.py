@@ -1,0 +1,51 @@
+"""The four example deployments of issue 16, audited at full size: time and bracket width.
+
+For each `examples/deploy_*.toml` this runs the deployment part of `verifydp audit` (the
+certified ε at the target δ after T releases, one release, both curves, the named
+accountant) and prints the seconds, the certified bracket, its relative width and the
+accountant's flag. Exit status 1 when an example takes 60 s or more or its relative width
+is 5 % or more (issue 16's goals on 2 cores), or when the fixed-size example's Poisson
+accountant is not flagged.
+
+    python bench/deployment.py
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from verifydp.audit.deployment import audit_deployment
+from verifydp.audit.spec import load_design
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_SECONDS = 60.0
+MAX_WIDTH = 0.05
+
+
+def main() -> int:
+    misses = []
+    for path in sorted((ROOT / "examples").glob("deploy_*.toml")):
+        spec = load_design(path)
+        t = time.perf_counter()
+        dep = audit_deployment(spec)
+        secs = time.perf_counter() - t
+        width = dep.relative_width
+        print(f"{path.name:40s} {secs:6.1f} s  {dep.headline()}  width {width:.2%}")
+        if dep.accountant is not None:
+            print(f"{'':40s} {dep.accountant.note}")
+        if secs >= MAX_SECONDS:
+            misses.append(f"{path.name}: {secs:.1f} s ≥ {MAX_SECONDS} s")
+        if width >= MAX_WIDTH:
+            misses.append(f"{path.name}: relative width {width:.2%} ≥ {MAX_WIDTH:.0%}")
+        if "fixed_batch" in path.name and (dep.accountant is None
+                                           or dep.accountant.understates is None):
+            misses.append(f"{path.name}: the Poisson accountant was not flagged")
+    for m in misses:
+        print(f"MISS {m}")
+    return 1 if misses else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
