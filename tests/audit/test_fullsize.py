@@ -144,3 +144,15 @@ def test_poisson_full_size_does_not_depend_on_n() -> None:
     answers = {full_size_answer(_spec({"size": n}, {"kind": "poisson", "q": "1/100"})).bracket
                for n in (100, 10**6)}
     assert len(answers) == 1
+
+
+def test_huge_ratio_falls_back_to_a_certified_lower_bound() -> None:
+    """Whole clusters of 20 and x as a new cluster: the ratio is about e^15.9, beyond what
+    HiGHS solves in the ratio form; the hockey-stick LP still certifies ε' ≥ 15 (t_lo^15 < the
+    exact ratio t^21·ℓ/(k+1)·…), reported as a lower bound only, never 'met'."""
+    spec = _spec({"clusters": [{"size": 20, "count": 5000}]}, {"kind": "cluster-srs", "ell": 30})
+    ans = full_size_answer(spec)
+    assert ans.verdict == "violated"
+    b = ans.bracket
+    assert b is not None and b.upper is None and not b.complete
+    assert b.lower is not None and 15 <= math.log(b.lower) < 16

@@ -26,6 +26,7 @@ from math import comb, prod
 from verifydp.exact.dist import FiniteDist
 from verifydp.population import CountVector, Relation
 from verifydp.worstcase.engine import MechanismClass, worst_case_hockey, worst_case_ratio
+from verifydp.worstcase.lp import LPFailure
 
 TAIL_MASS = 1e-15  # a tail lighter than this is merged (its effect is added to the bracket)
 MAX_ORBIT_POINTS = 60_000  # the LP grid limit the audit uses
@@ -132,7 +133,16 @@ def solve_ratio(orbits: Sequence[Orbit], mclass: MechanismClass,
     hi: Fraction | None = Fraction(1)
     worst, points, complete = "", 0, True
     for ob in orbits:
-        wc = worst_case_ratio(ob.law_p, ob.law_q, mclass, max_points=max_points)
+        try:
+            wc = worst_case_ratio(ob.law_p, ob.law_q, mclass, max_points=max_points)
+        except LPFailure:
+            # HiGHS loses the Charnes–Cooper LP when the ratio is huge; the hockey-stick LP
+            # (f in [0, 1]) stays well scaled and certifies a lower bound only
+            low = _ratio_floor_by_hockey(ob, mclass, max_points)
+            complete = False
+            if low > (lo or 0) and lo is not None:
+                lo, worst = low, ob.label + " (lower bound through the hockey-stick LP)"
+            continue
         points += wc.lp_points
         for bound, a_t, b_t, b_law in ((wc.forward, ob.tail_p, ob.tail_q, ob.law_q),
                                        (wc.backward, ob.tail_q, ob.tail_p, ob.law_p)):
@@ -152,6 +162,23 @@ def solve_ratio(orbits: Sequence[Orbit], mclass: MechanismClass,
     if not complete:
         hi = None
     return FullBracket(lo, hi, worst, points, complete)
+
+
+def _ratio_floor_by_hockey(ob: Orbit, mclass: MechanismClass, max_points: int) -> Fraction:
+    """A certified lower bound of the ratio: if sup (P − t'·Q)(f) > 0 over ε-DP f then some
+    event has Pr_P > t'·Pr_Q, so the ratio exceeds t'. Tried at t' = t_lo^j, j = 1, 2, …
+    until the certified δ' is 0 or the solver gives up."""
+    best = Fraction(1)
+    for j in range(1, 65):
+        tp = mclass.t_lo**j
+        try:
+            wc = worst_case_hockey(ob.law_p, ob.law_q, mclass, tp, tp, max_points=max_points)
+        except LPFailure:
+            break
+        if max(wc.forward.lower or 0, wc.backward.lower or 0) <= 0:
+            break
+        best = tp
+    return best
 
 
 def solve_hockey(orbits: Sequence[Orbit], mclass: MechanismClass, tp_lo: Fraction,
