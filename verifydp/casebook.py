@@ -33,7 +33,13 @@ from verifydp.witness.base import (
 )
 from verifydp.witness.base import write_witness as base_write
 from verifydp.witness.companion import KNOWN_KINDS, ClaimAbout
-from verifydp.witness.text import LIMITS, WitnessLimitError, check_limits, decode_point
+from verifydp.witness.text import (
+    LIMITS,
+    WitnessLimitError,
+    check_limits,
+    decode_point,
+    parse_srepr,
+)
 
 try:
     import fcntl
@@ -104,6 +110,7 @@ def replay_object(obj: dict[str, Any], bind: bool = True) -> ReplayReport:
         raise ValueError(f"unknown witness kind {kind!r} (known: {', '.join(KINDS)})")
     if not isinstance(obj.get("claim"), str):
         raise ValueError("the witness names no claim")
+    _check_fields(kind, obj)
     report = KINDS[kind](obj)
     if bind and report.confirmed and kind in BOUND_KINDS:
         problem = bound_to_claim(obj)
@@ -116,26 +123,71 @@ def replay_object(obj: dict[str, Any], bind: bool = True) -> ReplayReport:
     return report
 
 
+# the fields of each kind this package writes (`to_json`); "found_at" is optional everywhere.
+# A file with other fields was not written by verifydp, so replay refuses it rather than
+# guess which of its numbers matter
+FIELDS: dict[str, frozenset[str]] = {
+    "sampling": frozenset({"actual", "base_mechanism_class", "claim", "claimed", "design",
+                           "design_prime", "direction", "event", "mechanism", "populations",
+                           "probabilities", "quantity", "tool"}),
+    "pinq-plan": frozenset({"actual", "claim", "claimed", "datasets", "kind", "noise", "plan",
+                            "populations", "quantity", "t", "tool"}),
+    "group-profile": frozenset({"actual", "claim", "claimed", "class", "design", "kind", "m",
+                                "mechanism", "n", "populations", "quantity", "t_prime", "tool"}),
+    "instance": frozenset({"actual", "claim", "claimed", "kind", "note", "params", "quantity",
+                           "statement", "tool"}),
+}
+CLAIMED_FIELDS: dict[str, tuple[frozenset[str], ...]] = {
+    "sampling": (frozenset({"derived_by", "expression", "params", "srepr", "t_prime_expression",
+                            "t_prime_srepr", "value"}),),
+    "pinq-plan": (frozenset({"source", "value"}),
+                  frozenset({"expression", "params", "source", "srepr", "value"})),
+    "group-profile": (frozenset({"value"}),),
+    "instance": (frozenset({"value"}),),
+}
+
+
+def _check_fields(kind: str, obj: dict[str, Any]) -> None:
+    if kind not in FIELDS:
+        return  # a kind another module owns checks its own fields
+    have = set(obj) - {"found_at"}
+    if kind == "sampling":
+        have.discard("kind")
+    missing, extra = sorted(FIELDS[kind] - have), sorted(have - FIELDS[kind])
+    if missing or extra:
+        raise ValueError("not a verifydp " + kind + " witness: "
+                         + "; ".join(x for x in (missing and f"missing {', '.join(missing)}",
+                                                 extra and f"unexpected {', '.join(extra)}")
+                                     if x))
+    claimed = obj["claimed"]
+    if not isinstance(claimed, dict) or frozenset(claimed) not in CLAIMED_FIELDS[kind]:
+        raise ValueError(f"not a verifydp {kind} witness: unexpected fields in 'claimed'")
+
+
 # witnesses whose bound is not a catalogued statement: a peer library's documented behaviour
 # (regress/peers.py) and an audit's target (audit/core.py). They are judged against the bound
 # they store, and replay says so.
 UNBOUND_PREFIXES = ("peer/", "audit/")
+# the peer-library claims verifydp.regress.peers writes witnesses for (kept in step with it by
+# tests/witness/test_tamper.py)
+PEER_CLAIMS = frozenset({"peer/autodp:subsample_epsdelta:wr"})
 
 # kinds whose claimed bound is stored in the file: replay must tie it to the claim
 BOUND_KINDS = ("sampling", "pinq-plan", "group-profile")
 
 
 def binding_key(obj: dict[str, Any]) -> str:
-    """What ties a witness to its claim: the printed formula or value it is judged against,
-    with every parameter that is not recomputed from the witness's own datasets."""
+    """What ties a witness to its claim: the instance of the statement it is about (datasets,
+    designs, mechanism class, search point inputs) and the bound printed for it (formula,
+    parameters, claimed value). The mechanism and the probabilities are not part of it:
+    replay recomputes those."""
     kind = obj.get("kind", "sampling")
     c = obj.get("claimed", {})
     if kind == "sampling":
-        key: Any = [obj.get("quantity"), c.get("srepr"), c.get("t_prime_srepr"),
-                    c.get("derived_by"), sorted((c.get("params") or {}).items())]
+        key: Any = [obj.get("quantity"), obj.get("populations"), obj.get("design"),
+                    obj.get("design_prime"), obj.get("base_mechanism_class"), c]
     elif kind == "pinq-plan":
-        key = [obj.get("quantity"), c.get("source"), c.get("srepr"),
-               sorted((c.get("params") or {}).items())]
+        key = [obj.get("quantity"), obj.get("plan"), obj.get("datasets"), obj.get("t"), c]
     else:  # group-profile: the claimed δ' at this design, class and t'
         key = [obj.get("design"), obj.get("n"), obj.get("m"), obj.get("class"),
                obj.get("t_prime"), c.get("value")]
@@ -176,8 +228,17 @@ def bound_to_claim(obj: dict[str, Any]) -> str | None:
     (the claim is re-checked from scratch, once per process) and the parameters the witness
     determines must be its own."""
     claim_id = obj["claim"]
-    if claim_id.startswith(UNBOUND_PREFIXES):
+    if claim_id.startswith("peer/"):
+        if claim_id not in PEER_CLAIMS:
+            return f"{claim_id!r} is not a known peer-library claim"
         return None  # no catalogued checker to tie the bound to
+    if claim_id.startswith("audit/"):
+        # an audit's target is a number (e^ε', or δ' at e^ε'), never a formula in parameters
+        c = obj.get("claimed", {})
+        if c.get("params") or any(parse_srepr(c[k]).free_symbols
+                                  for k in ("srepr", "t_prime_srepr") if c.get(k)):
+            return "an audit witness's target is a number, not a formula"
+        return None
     if claim_id not in catalogue():
         return f"{claim_id!r} is not a claim in the catalogue"
     if obj.get("kind", "sampling") == "sampling":

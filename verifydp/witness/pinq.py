@@ -93,6 +93,11 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
         raise WitnessLimitError(f"a pinq-plan witness is limited to {MAX_RECORDS} records in "
                                 f"a dataset and {MAX_NODES} plan nodes")
     t = exact(obj["t"])
+    shown = {"P": Population.from_values(d).to_json(),
+             "P_prime": Population.from_values(d_prime).to_json()}
+    if obj.get("populations", shown) != shown:
+        return ReplayReport(False, (*lines, "NOT confirmed: the stored populations are not the "
+                                            "datasets' (the file was edited)"))
     if not neighbours(d, d_prime):
         return ReplayReport(False, (*lines, "D and D' are not neighbours (one inserted record)"))
     if t <= 1:
