@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import filecmp
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -52,6 +53,10 @@ def main() -> int:
     ap.add_argument("--claims", nargs="*", default=None, help="check these (default: --all)")
     ap.add_argument("--hunt-claims", nargs="*", default=None,
                     help="hunt these (default: every claim with a search space)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="check runs per executor, alternating which goes first; medians "
+                         "(a shared machine's load drifts between runs)")
+    ap.add_argument("--no-hunt", action="store_true")
     a = ap.parse_args()
     exe = [sys.executable, "-m", "verifydp"]
     check_sel = a.claims or ["--all"]
@@ -63,10 +68,18 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         check, t_check, hunt, t_hunt = {}, {}, {}, {}
+        times: dict[str, list[float]] = {n: [] for n in where}
+        for k in range(a.repeat):
+            for name in (("local", "dask") if k % 2 == 0 else ("dask", "local")):
+                check[name], took = run(
+                    [*exe, "check", *check_sel, "--json", "--no-progress", *where[name],
+                     "--witness-dir", str(t / name / "check")])
+                times[name].append(took)
+        t_check = {n: statistics.median(v) for n, v in times.items()}
         for name, flags in where.items():
-            check[name], t_check[name] = run(
-                [*exe, "check", *check_sel, "--json", "--no-progress", *flags,
-                 "--witness-dir", str(t / name / "check")])
+            if a.no_hunt:
+                hunt[name], t_hunt[name] = {"claims": []}, 0.0
+                continue
             hunt[name], t_hunt[name] = run(
                 [*exe, "hunt", *hunt_sel, "--json", "--no-progress", "--budget", str(a.budget),
                  *flags, "--witness-dir", str(t / name / "hunt"),
@@ -76,7 +89,7 @@ def main() -> int:
                 for c in verdicts["local"] if verdicts["local"][c] != verdicts["dask"][c]]
         bad += [f"check witness {f}" for f in same_files(t / "local" / "check", t / "dask" / "check")]
         rows = {n: {r["claim"]: r for r in hunt[n]["claims"]} for n in where}
-        for c in hunt_sel:
+        for c in [] if a.no_hunt else hunt_sel:
             lo, da = rows["local"][c], rows["dask"][c]
             if lo.get("check_verdict") != da.get("check_verdict"):
                 bad.append(f"hunt {c}: grid verdict {lo.get('check_verdict')} locally, "
@@ -93,17 +106,19 @@ def main() -> int:
     found = {n: sum(bool(r.get("refuted")) for r in rows[n].values()) for n in where}
     label = f"Dask ({a.scheduler})" if a.scheduler else f"Dask LocalCluster ({a.workers} workers)"
     print(f"check {' '.join(check_sel) if a.claims else '--all'}: {len(verdicts['local'])} claims")
-    print(f"  local processes ({a.workers}): {t_check['local']:7.1f} s")
+    runs = f" (median of {a.repeat})" if a.repeat > 1 else ""
+    print(f"  local processes ({a.workers}): {t_check['local']:7.1f} s{runs}")
     print(f"  {label}: {t_check['dask']:7.1f} s   speed-up {t_check['local'] / t_check['dask']:.2f}"
           f" ({t_check['local'] / max(t_check['dask'] - startup, 1e-9):.2f} without the "
           f"{startup:.1f} s it takes to start the cluster and preload the catalogue)")
-    print(f"hunt of {len(hunt_sel)} claims, --budget {a.budget:.0f}")
-    for n, title in (("local", f"local processes ({a.workers})"), ("dask", label)):
-        print(f"  {title}: {t_hunt[n]:7.1f} s wall, {tries[n]} tries in {busy[n]:.1f} "
-              f"task-seconds ({tries[n] / max(busy[n], 1e-9):.1f}/s), {found[n]} refuted")
-    if tries["local"] and tries["dask"]:
-        rate = (tries["dask"] / busy["dask"]) / (tries["local"] / busy["local"])
-        print(f"  tries per task-second, Dask / local: {rate:.2f}")
+    if not a.no_hunt:
+        print(f"hunt of {len(hunt_sel)} claims, --budget {a.budget:.0f}")
+        for n, title in (("local", f"local processes ({a.workers})"), ("dask", label)):
+            print(f"  {title}: {t_hunt[n]:7.1f} s wall, {tries[n]} tries in {busy[n]:.1f} "
+                  f"task-seconds ({tries[n] / max(busy[n], 1e-9):.1f}/s), {found[n]} refuted")
+        if tries["local"] and tries["dask"]:
+            rate = (tries["dask"] / busy["dask"]) / (tries["local"] / busy["local"])
+            print(f"  tries per task-second, Dask / local: {rate:.2f}")
     print("agreement: " + ("identical verdicts, refutations and witness files" if not bad
                            else f"{len(bad)} differences"))
     for b in bad:
