@@ -25,7 +25,10 @@ diameter (2C, or 1), K(c) the noise kernel centred at c (docs/foundations.md#com
 
 Every pair here is *realisable*: all other records at −C (or 0 for a count) and the record at
 +C (or 1) give exactly (P, Q) — so compose's lower bound is a lower bound of the design's
-worst case, not only of the pair's. Domination is argued in proofs/deployment_pairs.md and
+worst case, not only of the pair's. Clusters are the exception: whether the record's cluster
+was drawn may show (its other records can all differ from every other cluster's), so the
+upper bound reveals that draw — T steps give Σ_j Pr(Bin(T, a) = j) δ_{P^j‖Q^j}, a mixture
+with a common, revealed label — and the lower bound uses a separate concrete pair (`lower`). Domination is argued in proofs/deployment_pairs.md and
 checked by tests/audit/test_deployment.py against every dataset pair of small populations
 with contributions on a grid including ±C.
 """
@@ -58,6 +61,14 @@ class Dominating:
     law: tuple[tuple[int, Fraction], ...]
     tail: Fraction
     why: str
+    # clusters: the record's cluster is drawn with probability `reveal`, and whether it was
+    # may show (its other records can differ from every other cluster's); `pair` is then the
+    # step given the cluster is drawn, and `lower` a concrete realisable pair for lower bounds
+    reveal: Fraction | None = None
+    lower: Pair | None = None
+    # when > 0: realisable clusters show the record's cluster up to a misclassification of
+    # the output at this distance (cluster-mates at −C, other clusters at +C: shift −m·d)
+    separation: Fraction = Fraction(0)
 
     @property
     def q(self) -> Fraction | None:
@@ -89,24 +100,20 @@ def _bernoulli(pi: Fraction) -> tuple[tuple[int, Fraction], ...]:
     return ((0, 1 - pi), (1, pi)) if pi < 1 else ((1, Fraction(1)),)
 
 
-def _cluster_candidates(sizes: tuple[int, ...], ell: int, within: str,
-                        p: Mapping[str, Any], add_remove: bool
-                        ) -> list[tuple[str, Fraction]]:
-    """(form, π) of a two-stage cluster design, worst over the record's cluster: under
-    add/remove the record's cluster has size s in the larger population (s ranges over the
-    sizes present and one more); within-cluster SRS of m displaces a record iff m ≤ s − 1."""
-    k = len(sizes)
-    frac = Fraction(ell, k)
+def _within(sizes: tuple[int, ...], within: str, p: Mapping[str, Any], add_remove: bool
+            ) -> list[tuple[str, Fraction]]:
+    """(form, π) of the second stage given the record's cluster is drawn, worst over its
+    cluster: under add/remove the cluster has size s in the larger population (a size present
+    or one more); an SRS of m displaces a record iff m ≤ s − 1."""
     if within == "poisson":
-        return [("added" if add_remove else "swapped", frac * p["q"])]
+        return [("added" if add_remove else "swapped", p["q"])]
     m = p["m"]
     cands: dict[str, Fraction] = {}
     grown = set(sizes) | ({s + 1 for s in sizes} if add_remove else set())
     for s in grown:
-        pi = frac * min(Fraction(1), Fraction(m, s))
-        form = "displaced" if m <= s - 1 or not add_remove else "added"
-        if not add_remove and m >= s:
-            form = "swapped"  # the whole cluster is kept: nothing is displaced
+        pi = min(Fraction(1), Fraction(m, s))
+        # m ≥ s: the whole cluster is kept, nothing is displaced
+        form = "displaced" if m <= s - 1 else ("added" if add_remove else "swapped")
         cands[form] = max(cands.get(form, Fraction(0)), pi)
     return sorted(cands.items())
 
@@ -153,17 +160,28 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
         return (make("displaced", _bernoulli(q), Fraction(0),
                      f"fixed allocation, worst stratum m_h/N_h = {q}: inside the stratum a "
                      f"fixed-size draw (displacement, shift {diameter}); other strata unaffected"),)
-    if kind == "cluster-srs":
-        pi = Fraction(params["ell"], len(clusters))
-        form = "added" if add_remove else "swapped"
-        return (make(form, _bernoulli(pi), Fraction(0),
-                     f"{params['ell']} of {len(clusters)} clusters kept whole: the record's "
-                     f"cluster is drawn w.p. {pi}"),)
-    if kind == "two-stage-cluster":
-        return tuple(make(form, _bernoulli(pi), Fraction(0),
-                          f"two-stage: the record is drawn w.p. at most {pi} ({form})")
-                     for form, pi in _cluster_candidates(clusters, params["ell"],
-                                                          params["within"], params, add_remove))
+    if kind in ("cluster-srs", "two-stage-cluster"):
+        a = Fraction(params["ell"], len(clusters))
+        if kind == "cluster-srs":
+            stages = [("added" if add_remove else "swapped", Fraction(1))]
+        else:
+            stages = _within(clusters, params["within"], params, add_remove)
+        out = []
+        for form, b in stages:
+            inner = make(form, _bernoulli(b), Fraction(0), "")
+            # lower bound: all records at −C but the record (+C), so drawing its cluster
+            # shows nothing: the unrevealed pair, realisable. Sharper, when every cluster has
+            # more than m records: cluster-mates at −C and other clusters at +C move the
+            # output by −m·d when the cluster is drawn (`separation`, audit.deployment)
+            low = make(form, _bernoulli(a * b), Fraction(0), "").pair
+            sep = Fraction(0)
+            if (kind == "two-stage-cluster" and form == "displaced" and params["within"] == "srs"
+                    and all(params["m"] < c for c in clusters)):
+                sep = params["m"] * diameter
+            out.append(Dominating(inner.pair, form, inner.law, Fraction(0),
+                                  f"{kind}: the record's cluster is drawn w.p. {a} (and may "
+                                  f"show), then the record w.p. {b} ({form})", a, low, sep))
+        return tuple(out)
     if kind in ("srswr", "must-ow", "must-ww") and not add_remove:
         # with two or more copies a substituted value moves every copy while the others'
         # draws move the centres apart: the displaced pair is beaten (others at −C/2, the
