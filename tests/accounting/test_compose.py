@@ -170,3 +170,17 @@ def test_windows_follow_the_bulk_over_many_steps() -> None:
     c = C.composed(C.poisson_gaussian(F(256, 60000), F(11, 10)), 10_000)
     b = c.delta(F(1))
     assert b.hi < F(7, 1000) and b.lo > F(4, 1000)
+
+
+def test_delta_direction_is_one_order() -> None:
+    """Issue 16: `Composed.delta_direction` brackets one order; the two orders differ for a
+    subsampled pair (remove vs add), and `delta` is their maximum. A swapped order (mutant)
+    would put the add direction's bracket above the remove direction's at large ε."""
+    c = C.composed(C.poisson_gaussian(F(1, 10), F(1)), 4)
+    for eps in (F(1, 2), F(2)):
+        fwd, rev = c.delta_direction(eps, 0), c.delta_direction(eps, 1)
+        both = c.delta(eps)
+        assert both.hi == max(fwd.hi, rev.hi)
+        assert fwd.lo <= both.hi and rev.lo <= both.hi
+    # remove (P‖Q: the record may add a large loss) dominates add at large ε
+    assert c.delta_direction(F(2), 1).hi < c.delta_direction(F(2), 0).lo

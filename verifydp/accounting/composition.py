@@ -526,6 +526,16 @@ class Composed:
             raise ArithmeticError(f"inconsistent δ bracket [{lo}, {hi}]: a bug, not a result")
         return Bracket(max(lo, Fraction(0)), min(hi, Fraction(1)))
 
+    def delta_direction(self, epsilon: Fraction, direction: int) -> Bracket:
+        """A certified bracket of one order's δ: direction 0 is δ_{P^k‖Q^k}(ε), 1 is
+        δ_{Q^k‖P^k}(ε) (a mixture over k with a revealed label needs one order throughout)."""
+        eps = Fraction(epsilon)
+        hi = _upper(self.upper[direction], eps, self.grid.h)
+        lo = _lower(*self._lowers(direction), eps, self.grid.h) if hi > 0 else Fraction(0)
+        if lo > hi:
+            raise ArithmeticError(f"inconsistent δ bracket [{lo}, {hi}]: a bug, not a result")
+        return Bracket(max(lo, Fraction(0)), min(hi, Fraction(1)))
+
     def epsilon(self, delta: Fraction, tol: Fraction = Fraction(1, 10**4)) -> Bracket:
         """A certified bracket of ε(δ) = inf{ε ≥ 0: δ(ε) ≤ δ}: δ(ε) is non-increasing, so
         ε(δ) ≤ any ε with certified δ_hi(ε) ≤ δ, and ε(δ) ≥ any ε with δ_lo(ε) > δ."""

@@ -131,7 +131,9 @@ def _revealed(d: Dominating, steps: int, grid: Grid, budget: Fraction) -> DeltaF
     else:
         breaks = sorted({max(1, round(top * (i / _BREAKS) ** 2)) for i in range(1, _BREAKS + 1)}
                         | {top})
-    parts: list[tuple[Fraction, Fraction, Composed]] = []  # (Pr rounded up, down, j-fold)
+    # (Pr(J rounded up to j), Pr(J rounded down to j), the j-fold pair); the mixture over j
+    # is summed one order at a time (P‖Q, then Q‖P), never mixing the orders
+    parts: list[tuple[Fraction, Fraction, Composed]] = []
     prev = 0
     for i, j in enumerate(breaks):
         nxt = breaks[i + 1] if i + 1 < len(breaks) else steps + 1
@@ -142,10 +144,13 @@ def _revealed(d: Dominating, steps: int, grid: Grid, budget: Fraction) -> DeltaF
     eta = _misclassified(d) if d.separation else None
 
     def delta(eps: Fraction) -> Bracket:
-        hi = tail + sum((w * c.delta(eps).hi for w, _, c in parts), Fraction(0))
+        per = [[c.delta_direction(eps, o) for _, _, c in parts] for o in (0, 1)]
+        hi = tail + max(sum((w * b.hi for (w, _, _), b in zip(parts, bs, strict=True)),
+                            Fraction(0)) for bs in per)
         lo = low.delta(eps).lo
         if eta is not None:  # the revealed mixture, less what misclassification can cost
-            shown = sum((w * c.delta(eps).lo for _, w, c in parts), Fraction(0))
+            shown = max(sum((w * b.lo for (_, w, _), b in zip(parts, bs, strict=True)),
+                            Fraction(0)) for bs in per)
             lo = max(lo, shown - steps * eta * (1 + _frac(_arb(eps).exp(), up=True)))
         return Bracket(lo, max(min(hi, Fraction(1)), lo))
     return delta
