@@ -186,3 +186,28 @@ def test_unknown_executor_is_a_hunt_error(tmp_path):
 
     with pytest.raises(HuntError, match="unknown executor"):
         run_hunt(["bun/thm2.2"], 1, 2, tmp_path / "s.json", None, executor="slurm")
+
+
+def test_a_search_after_a_thread_stop_keeps_its_speed():
+    """A search stopped off the main thread (a Dask worker) must leave the interpreter as it
+    found it: withdrawing a pending async exception left CPython's flag set and a later
+    main-thread search never finished."""
+    import contextlib
+    import threading
+    import time
+
+    from verifydp.hunt.search import _hard_stop, _TimeUp
+
+    def run() -> None:
+        t0 = time.monotonic()
+        with contextlib.suppress(_TimeUp), _hard_stop([t0 + 0.3]):
+            while time.monotonic() - t0 < 3:
+                sum(range(100))
+
+    th = threading.Thread(target=run)
+    th.start()
+    th.join(10)
+    t0 = time.monotonic()
+    o = search(SPACES["must/prop7"], 20, seed=3)
+    assert o.best is not None and o.best[1] == {"n": 2, "b": 1, "m": 1}
+    assert time.monotonic() - t0 < 10

@@ -125,10 +125,16 @@ def _thread_stop(stop: list[float]) -> Iterator[None]:
             try:
                 with lock:
                     leaving.set()
-                    set_async(tid, None)
                 break
             except _TimeUp:
                 continue
+        # At most one _TimeUp is still pending (set before `leaving`). It is delivered here,
+        # not withdrawn: withdrawing it (SetAsyncExc(tid, NULL)) leaves CPython's
+        # interpreter-wide async-exception flag set, and every thread then runs the eval
+        # breaker on every jump — a later hunt in the main thread crawled and never ended.
+        with contextlib.suppress(_TimeUp):
+            for _ in range(8):  # each backward jump checks for a pending async exception
+                pass
         watcher.join()
 
 
