@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -29,6 +30,34 @@ from verifydp.cli.errors import EXIT_INTERNAL, EXIT_USAGE, UsageError
 from verifydp.hunt.executors import KINDS, SCHEDULER_ENV, ExecutorError, open_pool
 from verifydp.hunt.portfolio import HuntError, HuntState, run_hunt
 from verifydp.witness import WitnessFormatError
+
+MAX_BUDGET_S = 7 * 24 * 3600.0
+MAX_WORKERS = 1024
+
+
+def _seconds(text: str) -> float:
+    """A budget: a finite positive number of seconds, at most a week."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(x) or x <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
+    if x > MAX_BUDGET_S:
+        raise argparse.ArgumentTypeError(f"exceeds the limit of {MAX_BUDGET_S:.0f} seconds")
+    return x
+
+
+def _workers(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    if n > MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"exceeds the limit of {MAX_WORKERS} workers")
+    return n
 
 
 class _Parser(argparse.ArgumentParser):
@@ -55,23 +84,23 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("claims", nargs="*", metavar="CLAIM_ID")
     c.add_argument("--all", action="store_true", help="check every claim in the catalogue")
     c.add_argument("--json", action="store_true", help="one JSON object per claim, as a list")
-    c.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+    c.add_argument("--budget", type=_seconds, default=None, metavar="SECONDS",
                    help="wall-clock budget per claim (instances left unchecked are not counted)")
     c.add_argument("--witness-dir", type=Path, default=Path("counterexamples"), metavar="DIR",
                    help="where witnesses of refuted claims are written, unless a smaller one for "
                         "the same claim is already there (default: counterexamples)")
     c.add_argument("--no-witnesses", action="store_true", help="do not write witness files")
     c.add_argument("--no-progress", action="store_true", help="no progress bar")
-    c.add_argument("--workers", type=int, default=None, metavar="N",
+    c.add_argument("--workers", type=_workers, default=None, metavar="N",
                    help="claims checked in parallel by N processes (default: all cores)")
     _executor_flags(c)
 
     h = sub.add_parser("hunt", help="search for violations (checker grids + hypothesis search)")
     h.add_argument("claims", nargs="*", metavar="CLAIM_ID")
     h.add_argument("--all", action="store_true", help="hunt every claim in the catalogue")
-    h.add_argument("--budget", type=float, default=600.0, metavar="SECONDS",
+    h.add_argument("--budget", type=_seconds, default=600.0, metavar="SECONDS",
                    help="total wall-clock budget shared by the claims (default 600)")
-    h.add_argument("--workers", type=int, default=None, metavar="N",
+    h.add_argument("--workers", type=_workers, default=None, metavar="N",
                    help="parallel tasks (default: all cores)")
     h.add_argument("--state", type=Path, default=Path(".verifydp/hunt-state.json"),
                    metavar="FILE", help="progress file, rewritten after every task")
@@ -131,6 +160,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("verifydp: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # a path the user gave that cannot be read or written
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"verifydp: {exc.strerror or exc}{where}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
         print(f"verifydp: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_INTERNAL
