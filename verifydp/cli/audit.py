@@ -1,8 +1,6 @@
-"""`verifydp audit DESIGN [--html OUT] [--json]` (issue 6).
-
-The lead wires this into verifydp/cli.py with `register(sub)` in `_parser()` and
-`if args.command == "audit": return run(args)` inside `main`'s try block. A malformed or
-impossible design file raises `UsageError` (one line naming the field, exit 2).
+"""`verifydp audit DESIGN [--html OUT] [--json]`: the single-release audit of a design file and,
+when the file names a mechanism or a composition, the deployment audit (T releases). A
+malformed or impossible design file raises `UsageError` (one line naming the field, exit 2).
 """
 
 from __future__ import annotations
@@ -12,6 +10,14 @@ import json
 import sys
 from pathlib import Path
 
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from verifydp.audit.core import audit, planned_steps
+from verifydp.audit.deployment import audit_deployment
+from verifydp.audit.deployment_plots import html_section
+from verifydp.audit.html import render_html
+from verifydp.audit.spec import DesignFileError, load_design
 from verifydp.cli.errors import UsageError
 
 
@@ -32,12 +38,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from verifydp.audit.core import audit, planned_steps
-    from verifydp.audit.spec import DesignFileError, load_design
-
     if not args.design.exists():
         raise UsageError(f"no such design file: {args.design}")
     try:
@@ -60,22 +60,16 @@ def run(args: argparse.Namespace) -> int:
         except DesignFileError as exc:
             raise UsageError(f"{args.design}: {exc}") from None
         dep = None
-        if deploy:  # issue 16: the named mechanism, T releases, the user's accountant
-            from verifydp.audit.deployment import audit_deployment
-
+        if deploy:  # the named mechanism, T releases, the user's accountant
             try:
                 dep = audit_deployment(spec, step)
             except DesignFileError as exc:
                 raise UsageError(f"{args.design}: {exc}") from None
         if args.html is not None:
-            from verifydp.audit.html import render_html
-
             step("writing HTML")
             args.html.parent.mkdir(parents=True, exist_ok=True)
             page = render_html(report)
             if dep is not None:
-                from verifydp.audit.deployment_plots import html_section
-
                 page = page.replace("</body>", html_section(dep) + "</body>", 1)
             args.html.write_text(page, encoding="utf-8")
     if args.json:
@@ -84,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
             data["deployment"] = dep.to_json()
         print(json.dumps(data, indent=2))
     else:
+        if dep is not None:  # the deployment's answer first: the report below is per release
+            print(f"deployment: {dep.headline()}\n"
+                  "(the audit below is of one release; the deployment's details follow it)\n")
         report.render()
         if dep is not None:
             print("\ndeployment:")
