@@ -218,22 +218,7 @@ def _cross_stratum(spec: AuditSpec) -> Scenario:
 
 
 def _neyman(spec: AuditSpec) -> Instance:
-    p = spec.params
-    pop = Population.of({RecordType(str(v), s.name): c for s in spec.strata for v, c in s.values})
-    top = p.get("max_value", max(v for s in spec.strata for v, _ in s.values))
-    kinds = ("add", "remove") if spec.protect is Relation.ADD_REMOVE else ("replace",)
-    classify = None
-    lowest = 1
-    if spec.strata[0].bounds:  # strata defined by value ranges (size classes)
-        ranges = [(s.bounds, s.name) for s in spec.strata if s.bounds]
-        lowest = min(b[0] for b, _ in ranges)
-
-        def classify(v: int) -> str:
-            return next(name for (lo, hi), name in ranges if lo <= v <= hi)
-
-    res = most_sensitive_neighbour(pop, p["m"], p["rounding"], range(lowest, top + 1),
-                                   classify, variance=p.get("variance", "population"),
-                                   kinds=kinds)
+    res = _neyman_search(spec)
     h, nb = res.stratum, res.neighbour
     full = {s.name: s.size for s in spec.strata}
     # the strata of the changed record and those whose allocation moves (largest moves first)
