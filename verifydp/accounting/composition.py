@@ -36,6 +36,7 @@ returns a `Bracket` of ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ}, by bisection on c
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -51,6 +52,7 @@ __all__ = [
     "compose",
     "composed",
     "fixed_size_gaussian",
+    "invert_delta",
     "laplace",
     "mixture_gaussian",
     "poisson_gaussian",
@@ -542,34 +544,36 @@ class Composed:
         delta = Fraction(delta)
         if not 0 < delta < 1:
             raise ValueError("δ must lie in (0, 1)")
-        if self.delta(Fraction(0)).hi <= delta:
-            return Bracket(0, 0)
-        lo_ok, hi_ok = Fraction(0), Fraction(1)  # δ_lo(lo_ok) > δ ; δ_hi(hi_ok) ≤ δ
-        while self.delta(hi_ok).hi > delta:
-            lo_ok = hi_ok if self.delta(hi_ok).lo > delta else lo_ok
-            hi_ok *= 2
-            if hi_ok > 2**12:
-                raise ValueError("ε(δ) beyond 4096: the grid cannot resolve it")
-        # upper end: smallest certified-good ε (bisection between lo_ok and hi_ok)
-        a, b = lo_ok, hi_ok
-        while b - a > tol * max(b, Fraction(1, 100)):
-            mid = (a + b) / 2
-            if self.delta(mid).hi <= delta:
-                b = mid
-            else:
-                a = mid
-        eps_hi = b
-        # lower end: largest ε with δ_lo(ε) > δ
-        a, b = lo_ok, eps_hi
-        if self.delta(a).lo <= delta:
-            return Bracket(Fraction(0), eps_hi)
-        while b - a > tol * max(b, Fraction(1, 100)):
-            mid = (a + b) / 2
-            if self.delta(mid).lo > delta:
-                a = mid
-            else:
-                b = mid
-        return Bracket(a, eps_hi)
+        return invert_delta(self.delta, delta, tol)
+
+
+def invert_delta(delta: Callable[[Fraction], Bracket], target: Fraction,
+                 tol: Fraction = Fraction(1, 10**4), start: Fraction | None = None,
+                 limit: Fraction = Fraction(2**12)) -> Bracket:
+    """A certified bracket of ε(δ) = inf{ε ≥ 0: δ(ε) ≤ target} from certified brackets of a
+    non-increasing δ(·): ε(δ) ≤ any ε with δ_hi(ε) ≤ target, and ε(δ) ≥ any ε with
+    δ_lo(ε) > target; both ends by bisection to relative width `tol` (docs/foundations.md
+    #composition). `start` is a first guess for the upper end."""
+    if delta(Fraction(0)).hi <= target:
+        return Bracket(0, 0)
+    lo_ok, hi_ok = Fraction(0), start or Fraction(1)  # δ_lo(lo_ok) > target ≥ δ_hi(hi_ok)
+    while delta(hi_ok).hi > target:
+        lo_ok = hi_ok if delta(hi_ok).lo > target else lo_ok
+        hi_ok *= 2
+        if hi_ok > limit:
+            raise ArithmeticError(f"ε(δ) beyond {limit}: the lattice cannot resolve it")
+    a, b = lo_ok, hi_ok
+    while b - a > tol * max(b, Fraction(1, 100)):
+        mid = (a + b) / 2
+        a, b = (a, mid) if delta(mid).hi <= target else (mid, b)
+    eps_hi = b
+    a, b = lo_ok, eps_hi
+    if delta(a).lo <= target:
+        return Bracket(Fraction(0), eps_hi)
+    while b - a > tol * max(b, Fraction(1, 100)):
+        mid = (a + b) / 2
+        a, b = (mid, b) if delta(mid).lo > target else (a, mid)
+    return Bracket(a, eps_hi)
 
 
 def _arb_frac(x: flint.arb, up: bool) -> Fraction:

@@ -39,7 +39,7 @@ from typing import Any
 
 import flint
 
-from verifydp.accounting import Composed, Grid, composed
+from verifydp.accounting import Composed, Grid, composed, invert_delta
 from verifydp.accounting.dominating import Dominating, dominating_pairs, law_pair
 from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
 from verifydp.exact.interval import Bracket
@@ -206,30 +206,8 @@ def _one_sample(cs: list[tuple[Composed, Fraction]]) -> DeltaFn:
 
 def _epsilon(delta: DeltaFn, target: Fraction, tol: Fraction = _TOL,
              hint: Fraction | None = None) -> Bracket:
-    """ε(δ) = inf{ε ≥ 0: δ(ε) ≤ target}, bracketed by bisection on certified δ brackets
-    (δ(·) non-increasing: any ε with δ_hi ≤ target is an upper bound, any with δ_lo > target
-    a lower bound)."""
-    if delta(Fraction(0)).hi <= target:
-        return Bracket(0, 0)
-    lo_ok, hi_ok = Fraction(0), hint if hint else Fraction(1)
-    while delta(hi_ok).hi > target:
-        if delta(hi_ok).lo > target:
-            lo_ok = hi_ok
-        hi_ok *= 2
-        if hi_ok > 2**10:
-            raise ArithmeticError("ε(δ) beyond 1024: the lattice cannot resolve it")
-    a, b = lo_ok, hi_ok
-    while b - a > tol * max(b, Fraction(1, 100)):
-        mid = (a + b) / 2
-        a, b = (a, mid) if delta(mid).hi <= target else (mid, b)
-    eps_hi = b
-    a, b = lo_ok, eps_hi
-    if delta(a).lo <= target:
-        return Bracket(0, eps_hi)
-    while b - a > tol * max(b, Fraction(1, 100)):
-        mid = (a + b) / 2
-        a, b = (mid, b) if delta(mid).lo > target else (a, mid)
-    return Bracket(a, eps_hi)
+    """ε(δ) by the accountant's certified inversion (`verifydp.accounting.invert_delta`)."""
+    return invert_delta(delta, target, tol, hint, limit=Fraction(2**10))
 
 
 # ---------------------------------------------------------------- the audit
