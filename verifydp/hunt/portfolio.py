@@ -159,10 +159,17 @@ class HuntState:
     def load(path: Path) -> HuntState:
         try:
             obj = json.loads(path.read_text(encoding="utf-8"))
-            if obj.get("version") != STATE_VERSION:
-                raise HuntError(f"{path}: unsupported state version {obj.get('version')}")
-            return HuntState(dict(obj["claims"]), bool(obj.get("interrupted")))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            if not isinstance(obj, dict) or obj.get("version") != STATE_VERSION:
+                version = obj.get("version") if isinstance(obj, dict) else None
+                raise HuntError(f"{path}: unsupported state version {version}")
+            claims = obj["claims"]
+            if not isinstance(claims, dict) or not all(isinstance(v, dict)
+                                                       for v in claims.values()):
+                raise HuntError(f"{path}: 'claims' must map claim ids to objects")
+            return HuntState(dict(claims), bool(obj.get("interrupted")))
+        except HuntError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
             raise HuntError(f"cannot read hunt state {path}: {exc}") from exc
 
     def save(self, path: Path) -> None:
