@@ -1,0 +1,120 @@
+"""Interruption and concurrency (issue 17): SIGINT and SIGKILL during `check` and `hunt`, and
+several runs writing one `counterexamples/` directory at once.
+
+The contract: every witness file on disk is either absent or a complete witness that replays
+as confirmed (files are written to a temporary name and renamed, under a directory lock); a
+hunt's state file always loads and `--resume` continues from it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from verifydp.casebook import replay
+from verifydp.hunt.portfolio import HuntState
+
+REFUTED = ["must/prop7", "bun/lemB.1:deletion", "ebadi/pinq:take", "bun/thm3.1:upper"]
+ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+
+def verifydp(*argv: str) -> list[str]:
+    return [sys.executable, "-m", "verifydp", *argv]
+
+
+def assert_directory_sound(wdir: Path) -> int:
+    """Every witness JSON in `wdir` is complete and replays as confirmed; returns how many."""
+    files = sorted(wdir.glob("*.json"))
+    for f in files:
+        json.loads(f.read_text(encoding="utf-8"))  # complete JSON, never a torn write
+        assert replay(f).confirmed, f
+    readme = wdir / "README.md"
+    if readme.exists():
+        assert readme.read_text(encoding="utf-8").startswith("# Counterexamples")
+    return len(files)
+
+
+def wait_for(path: Path, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert path.exists(), proc.stderr.read().decode() if proc.poll() is not None else "timeout"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_interrupting_check_leaves_valid_witnesses(tmp_path: Path, sig: signal.Signals) -> None:
+    wdir = tmp_path / "w"
+    proc = subprocess.Popen(verifydp("check", *REFUTED, "--workers", "1", "--no-progress",
+                                     "--witness-dir", str(wdir)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+                            cwd=tmp_path)
+    wait_for(wdir / "must_prop7.json", proc)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130, err.decode()
+        assert err.decode().strip().splitlines()[-1] == "verifydp: interrupted"
+    else:
+        assert proc.returncode == -signal.SIGKILL
+    assert assert_directory_sound(wdir) >= 1
+    # a later run over the same directory completes it
+    res = subprocess.run(verifydp("check", *REFUTED, "--workers", "1", "--no-progress",
+                                  "--witness-dir", str(wdir)),
+                         capture_output=True, env=ENV, cwd=tmp_path, timeout=300)
+    assert res.returncode == 0, res.stderr.decode()
+    assert assert_directory_sound(wdir) == len(REFUTED)
+
+
+@pytest.mark.parametrize("delay", [0.0, 1.5])
+def test_sigkill_during_hunt_keeps_state_and_witnesses(tmp_path: Path, delay: float) -> None:
+    """SIGKILL cannot be caught: the files must be valid at every instant, not just on exit.
+    The kill lands at several moments after the first witness (mid-round, mid-save)."""
+    wdir, state = tmp_path / "w", tmp_path / "state.json"
+    argv = ["hunt", "bun/lemB.1", "bun/thm2.2", "--workers", "1", "--no-progress", "--json",
+            "--witness-dir", str(wdir), "--state", str(state)]
+    proc = subprocess.Popen(verifydp(*argv, "--budget", "120"), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=ENV, cwd=tmp_path)
+    wait_for(wdir / "bun_lemB.1.json", proc)
+    time.sleep(delay)
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    assert assert_directory_sound(wdir) >= 1
+    if state.exists():  # written after each round; a kill before the first leaves none
+        HuntState.load(state)
+    res = subprocess.run(verifydp(*argv, "--budget", "3", *(["--resume"] if state.exists()
+                                                           else [])),
+                         capture_output=True, env=ENV, cwd=tmp_path, timeout=300)
+    assert res.returncode == 0, res.stderr.decode()
+    final = {r["claim"]: r for r in json.loads(res.stdout)["claims"]}
+    assert final["bun/lemB.1"]["refuted"] and not final["bun/thm2.2"]["refuted"]
+    assert assert_directory_sound(wdir) >= 1
+
+
+def test_concurrent_runs_share_one_witness_directory(tmp_path: Path) -> None:
+    """Two `check`s and a `hunt` write the same claims' witnesses at once: no torn file, no
+    stray temporary file, and every claim ends with one witness that replays."""
+    wdir = tmp_path / "w"
+    common = ["--no-progress", "--witness-dir", str(wdir)]
+    procs = [
+        subprocess.Popen(verifydp("check", *REFUTED, "--workers", "2", *common),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=tmp_path),
+        subprocess.Popen(verifydp("check", *reversed(REFUTED), "--workers", "1", *common),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=tmp_path),
+        subprocess.Popen(verifydp("hunt", "bun/lemB.1:deletion", "bun/thm3.1:upper",
+                                  "--budget", "6", "--workers", "1", "--state",
+                                  str(tmp_path / "s.json"), *common),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=tmp_path),
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()
+    assert assert_directory_sound(wdir) == len(REFUTED)
+    assert not [f for f in wdir.iterdir() if f.name.endswith(".tmp")]
