@@ -191,3 +191,25 @@ def test_html_has_real_tables_and_the_mechanism(poisson: Report) -> None:
     assert html.count("<table>") >= 4
     assert "failed hypothesis" in html
     assert re.search(r"<td>0\.25</td>", html) and "0.2495" not in html
+
+
+DEPLOYED = {"population": {"size": 1000}, "design": {"kind": "srswor", "m": 10},
+            "base": {"epsilon": 1}, "target": {"epsilon": 2, "delta": "1e-6"},
+            "mechanism": {"kind": "gaussian", "query": "sum", "clip": 1, "sigma": 2},
+            "composition": {"steps": 20, "delta": "1e-6"}}
+
+
+def test_the_python_api_gives_the_deployment_answer_as_the_cli_does(capsys: Any) -> None:
+    """`audit()` carries the deployment part (the CLI's JSON and text come from it)."""
+    report = audit(DEPLOYED, grid=False)
+    dep = report.deployment
+    assert dep is not None and dep.steps == 20 and dep.quantity == "epsilon"
+    assert 0 < dep.result.lo <= dep.result.hi
+    assert report.to_json()["deployment"] == dep.to_json()
+    report.render()
+    out = capsys.readouterr().out
+    assert out.startswith("deployment: ε at δ = 1e-06 after 20 releases")
+    assert "dominating pair: fixed size m = 10" in out
+    assert "after 20 releases" in render_html(report)
+    assert audit(DEPLOYED, grid=False, deployment=False).deployment is None
+

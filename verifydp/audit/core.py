@@ -27,6 +27,7 @@ from typing import Any
 import sympy
 
 from verifydp.audit.bounds import Bound, best_lower, best_upper, catalogue_bounds, copies_law
+from verifydp.audit.deployment import audit_deployment
 from verifydp.audit.flags import red_flags
 from verifydp.audit.instance import (
     FullSizeAnswer,
@@ -415,11 +416,14 @@ def planned_steps(spec: AuditSpec, grid: bool = True) -> int:
 
 
 def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | None = None,
-          witness_dir: Path | str | None = None, grid: bool = True) -> Report:
+          witness_dir: Path | str | None = None, grid: bool = True,
+          deployment: bool = True) -> Report:
     """Audit a design (a validated spec, a TOML path, or a parsed dict).
 
     `progress(step)` is called before each step; `witness_dir` receives a witness file when the
     instance violates the target; `grid=False` skips the ε grid (plots then show one point).
+    A file with `[mechanism]` or `[composition]` also gets its deployment's answer
+    (`Report.deployment`, `audit.deployment`) unless `deployment=False`.
     """
     from verifydp.audit.spec import parse_design
 
@@ -500,5 +504,8 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
     if witness is not None and witness_dir is not None:
         step("writing witness")
         path = write_witness(witness, Path(witness_dir))
+    dep = None
+    if deployment and (spec.mechanism is not None or spec.composition is not None):
+        dep = audit_deployment(spec, step)  # the named mechanism, T releases, the accountant
     return Report(spec, inst, bounds, points, hockey_pts, verdicts, flags, suggestion,
-                  witness, str(path) if path else None, tuple(notes), contra)
+                  witness, str(path) if path else None, tuple(notes), contra, dep)

@@ -16,6 +16,7 @@ from fractions import Fraction
 from html import escape
 from typing import Any
 
+from verifydp.audit.deployment_plots import html_section
 from verifydp.audit.report import ExactPoint, Report, exact_text, population_text
 
 CURVE_POINTS = 24
@@ -261,5 +262,7 @@ def render_html(report: Report) -> str:
                      "</code> (re-verify with <code>verifydp replay</code>).</p>")
     for n in report.notes:
         parts.append(f"<p><i>Note: {escape(n)}</i></p>")
+    if report.deployment is not None:
+        parts.append(html_section(report.deployment))
     parts.append("</body></html>")
     return "\n".join(p for p in parts if p)

@@ -29,6 +29,7 @@ from verifydp.worstcase import AcceptanceWitness
 
 if TYPE_CHECKING:
     from verifydp.audit.bounds import Bound
+    from verifydp.audit.deployment import Deployment
     from verifydp.audit.flags import Flag
     from verifydp.audit.instance import Instance, Scenario
     from verifydp.audit.spec import AuditSpec
@@ -366,6 +367,8 @@ class Report:
     witness_path: str | None
     notes: tuple[str, ...] = ()
     contradictions: tuple[Contradiction, ...] = ()
+    # the named mechanism over T releases (design files with [mechanism]/[composition])
+    deployment: Deployment | None = None
 
     @property
     def main(self) -> ExactPoint | None:
@@ -421,6 +424,7 @@ class Report:
             "suggestion": self.suggestion.to_json() if self.suggestion else None,
             "witness": self.witness_path or (self.witness.to_json() if self.witness else None),
             "notes": list(self.notes),
+            "deployment": self.deployment.to_json() if self.deployment else None,
         }
 
     def render(self, console: Any = None) -> None:
@@ -430,6 +434,10 @@ class Report:
 
         con = console or Console(width=150)
         s, v = self.spec, self.verdicts
+        dep = self.deployment
+        if dep is not None:  # the deployment's answer first: the report below is per release
+            con.print(f"deployment: {dep.headline()}\n(the audit below is of one release; the "
+                      "deployment's details follow it)\n", markup=False, highlight=False)
         colour = {"degrades": "red", "amplifies": "green", "neither": "yellow"}
         con.print(f"[bold]{s.name}[/]  ({s.kind}, N = {s.size}; base {s.base.describe()}; "
                   f"protect {s.protect.value}; target {s.target.describe()})")
@@ -478,3 +486,7 @@ class Report:
                       f"(verifydp replay {self.witness_path})")
         for n in self.notes:
             con.print(f"[yellow]note[/]: {n}")
+        if dep is not None:
+            con.print("\ndeployment:", markup=False)
+            for line in dep.lines():
+                con.print(f"  {line}", markup=False, highlight=False)

@@ -14,8 +14,6 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from verifydp.audit.core import audit, planned_steps
-from verifydp.audit.deployment import audit_deployment
-from verifydp.audit.deployment_plots import html_section
 from verifydp.audit.html import render_html
 from verifydp.audit.spec import DesignFileError, load_design
 from verifydp.cli.errors import UsageError
@@ -59,33 +57,14 @@ def run(args: argparse.Namespace) -> int:
                            grid=not args.no_grid)
         except DesignFileError as exc:
             raise UsageError(f"{args.design}: {exc}") from None
-        dep = None
-        if deploy:  # the named mechanism, T releases, the user's accountant
-            try:
-                dep = audit_deployment(spec, step)
-            except DesignFileError as exc:
-                raise UsageError(f"{args.design}: {exc}") from None
         if args.html is not None:
             step("writing HTML")
             args.html.parent.mkdir(parents=True, exist_ok=True)
-            page = render_html(report)
-            if dep is not None:
-                page = page.replace("</body>", html_section(dep) + "</body>", 1)
-            args.html.write_text(page, encoding="utf-8")
+            args.html.write_text(render_html(report), encoding="utf-8")
     if args.json:
-        data = report.to_json()
-        if dep is not None:
-            data["deployment"] = dep.to_json()
-        print(json.dumps(data, indent=2))
+        print(json.dumps(report.to_json(), indent=2))
     else:
-        if dep is not None:  # the deployment's answer first: the report below is per release
-            print(f"deployment: {dep.headline()}\n"
-                  "(the audit below is of one release; the deployment's details follow it)\n")
         report.render()
-        if dep is not None:
-            print("\ndeployment:")
-            for line in dep.lines():
-                print(f"  {line}")
         if args.html is not None:
             print(f"HTML report: {args.html}")
     return 0
