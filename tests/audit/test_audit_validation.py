@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 from verifydp.audit.bounds import catalogue_bounds
 from verifydp.audit.instance import build_instance
 from verifydp.audit.schema import dumps
-from verifydp.audit.spec import PARAMS, DesignFileError, loads, parse_design, tomllib
+from verifydp.audit.spec import (
+    PARAMS,
+    DesignFileError,
+    loads,
+    one_release,
+    parse_design,
+    tomllib,
+)
 from verifydp.cli.audit import register, run
 from verifydp.cli.main import UsageError
 from verifydp.designs import DesignError
@@ -219,7 +226,7 @@ def well_formed(draw: st.DrawFn) -> dict[str, Any]:
         "rounding": draw(st.sampled_from(["half-up", "floor", "half-even"]
                                          + (["randomised"] if kind != "stratified-neyman"
                                             else ["ceil"]))),
-        "m": draw(small), "b": draw(small), "ell": draw(st.integers(1, 4)),
+        "m": draw(small), "b": draw(small), "batch": draw(small), "ell": draw(st.integers(1, 4)),
         "interval": draw(st.integers(1, 5)), "within": draw(st.sampled_from(["srs", "poisson"])),
         "expected_size": draw(st.integers(0, 3)),
         "sizes": {h: draw(st.integers(0, 3)) for h in strata},
@@ -244,7 +251,7 @@ def test_fuzz_instances_only_raise_design_errors(obj: dict[str, Any]) -> None:
     """Through validation, the theorems and the scaled instance's sample laws, the only
     exception is a one-line design error (the CLI's exit 2)."""
     try:
-        spec = parse_design(obj)
+        spec = one_release(parse_design(obj))  # shuffle: one batch (srswor)
         catalogue_bounds(spec)
         inst = build_instance(spec)
         for sc in inst.scenarios:

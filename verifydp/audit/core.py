@@ -46,7 +46,13 @@ from verifydp.audit.report import (
     Verdicts,
     exact_text,
 )
-from verifydp.audit.spec import AuditSpec, DesignFileError, build_design, load_design
+from verifydp.audit.spec import (
+    AuditSpec,
+    DesignFileError,
+    build_design,
+    load_design,
+    one_release,
+)
 from verifydp.designs import DesignError
 from verifydp.epsilon import EpsSpec
 from verifydp.exact.special import brackets_for_eps, exp_bracket
@@ -429,6 +435,7 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
 
     spec = design if isinstance(design, AuditSpec) else (
         parse_design(design) if isinstance(design, dict) else load_design(design))
+    whole, spec = spec, one_release(spec)  # shuffle: one batch; its epochs: deployment part
     step = progress or (lambda _s: None)
     step("scaled-down instance")
     try:  # a design outside its domain on this population is the design file's problem
@@ -445,6 +452,10 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
     main: ExactPoint | None = None
     points: list[ExactPoint] = []
     notes: list[str] = [full_size.text()]
+    if whole.kind == "shuffle":
+        notes.append(f"shuffle: this single-release audit is of one batch (b = "
+                     f"{whole.params['batch']} of N without replacement); the epochs are in "
+                     f"the deployment part")
     hockey_pts: list[HockeyPoint] = []
 
     def attempt(what: str, solve: Callable[[], Any]) -> Any:
@@ -506,6 +517,6 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
         path = write_witness(witness, Path(witness_dir))
     dep = None
     if deployment and (spec.mechanism is not None or spec.composition is not None):
-        dep = audit_deployment(spec, step)  # the named mechanism, T releases, the accountant
-    return Report(spec, inst, bounds, points, hockey_pts, verdicts, flags, suggestion,
+        dep = audit_deployment(whole, step)  # the named mechanism, T releases, the accountant
+    return Report(whole, inst, bounds, points, hockey_pts, verdicts, flags, suggestion,
                   witness, str(path) if path else None, tuple(notes), contra, dep)

@@ -23,6 +23,12 @@ the sample, then T releases). For the latter, with the record in the sample at m
 
 (δ_{Q‖P} = 0 when c ≤ 0); δ_{A‖B} = δ_{B‖A} for a shifted Gaussian or Laplace (reflection),
 and δ(·) is non-increasing, so rational ends of the arguments' enclosures keep it certified.
+
+Shuffling into fixed batches (`kind = "shuffle"`, one release per batch, ⌊N/b⌋ per epoch) has
+no tight dominating pair (Chua et al., ICML 2024 and NeurIPS 2024), so its bracket is not a
+lattice bracket: the upper end assumes no amplification (an epoch is one release at the
+substitution diameter, E epochs its E-fold composition; proofs/deployment_pairs.md#shuffle),
+the lower end is Chua et al.'s max test on a concrete pair (`verifydp.accounting.shuffle`).
 Papers and claim ids: docs/foundations.md#composition.
 """
 
@@ -40,12 +46,13 @@ from typing import Any
 import flint
 
 from verifydp.accounting import Composed, Grid, composed, invert_delta
-from verifydp.accounting.dominating import Dominating, dominating_pairs, law_pair
+from verifydp.accounting.dominating import KERNELS, Dominating, dominating_pairs, law_pair
+from verifydp.accounting.shuffle import ShuffleTest, shuffle_lower
 from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
 from verifydp.exact.interval import Bracket
 from verifydp.population import Relation
 
-__all__ = ["AccountantResult", "Deployment", "audit_deployment", "number_json"]
+__all__ = ["AccountantResult", "Deployment", "audit_deployment", "number_json", "shuffle_delta"]
 
 _TOL = Fraction(1, 2000)   # bisection tolerance of ε(δ), relative
 _MAX_REFINE = 3
@@ -204,6 +211,40 @@ def _one_sample(cs: list[tuple[Composed, Fraction]]) -> DeltaFn:
     return delta
 
 
+def _shuffle_low(spec: AuditSpec, steps: int) -> ShuffleTest:
+    """The lower end of a shuffling loader after `steps` releases: Chua et al.'s max test
+    on the concrete pair (`verifydp.accounting.shuffle`)."""
+    mech = spec.mechanism
+    assert mech is not None
+    b = spec.params["batch"]
+    return shuffle_lower(KERNELS[mech.kind], mech.diameter / mech.noise, spec.size // b,
+                         spec.size, b, steps)
+
+
+def _shuffle_up(spec: AuditSpec, steps: int, grid: Grid) -> Composed:
+    """The upper end: the one-release pair at the substitution diameter d composed over the
+    epochs begun (releases past the last whole epoch are at most one more such release)."""
+    mech = spec.mechanism
+    assert mech is not None
+    per_epoch = spec.size // spec.params["batch"]
+    single = law_pair(((1, Fraction(1)),), mech.diameter, mech.noise, KERNELS[mech.kind],
+                      "added", "shuffle: one release at shift d per epoch")
+    return composed(single, -(-steps // per_epoch), grid)
+
+
+def shuffle_delta(spec: AuditSpec, steps: int, grid: Grid) -> DeltaFn:
+    """δ(ε) of a shuffling loader: [max test, no-amplification composition]."""
+    up, low = _shuffle_up(spec, steps, grid), _shuffle_low(spec, steps)
+
+    def delta(eps: Fraction) -> Bracket:
+        lo, hi = low.delta(eps), min(up.delta(eps).hi, Fraction(1))
+        if lo > hi:  # a realisable pair above a dominating bound: a bug, never hidden
+            raise ArithmeticError(f"shuffle: lower end {float(lo):.6g} above the upper end "
+                                  f"{float(hi):.6g} at ε = {eps}")
+        return Bracket(lo, hi)
+    return delta
+
+
 def _epsilon(delta: DeltaFn, target: Fraction, tol: Fraction = _TOL,
              hint: Fraction | None = None) -> Bracket:
     """ε(δ) by the accountant's certified inversion (`verifydp.accounting.invert_delta`)."""
@@ -248,6 +289,7 @@ class Deployment:
     curve_steps: tuple[tuple[int, Bracket], ...] = ()        # ε (or δ) against steps
     seconds: float = 0.0
     grid_h: Fraction = field(default=Fraction(1, 1000))
+    note: str = ""                # what the bracket's ends are, when not one lattice's
 
     @property
     def relative_width(self) -> float:
@@ -262,6 +304,8 @@ class Deployment:
         out = [self.headline(),
                f"one release: {_fmt(self.one_step)}; "
                f"{'a new sample per release' if self.resample else 'one sample for all releases'}"]
+        if self.note:
+            out.append(f"{self.note} (relative width {self.relative_width:.3g})")
         out += [f"dominating pair: {p}" for p in self.pairs]
         if self.accountant is not None:
             a = self.accountant
@@ -283,7 +327,7 @@ class Deployment:
                             for e, b in self.curve_delta],
             "curve_steps": [{"steps": t, self.quantity: number_json(b)}
                             for t, b in self.curve_steps],
-            "seconds": self.seconds, "lattice_step": str(self.grid_h),
+            "seconds": self.seconds, "lattice_step": str(self.grid_h), "note": self.note,
         }
 
 
@@ -291,8 +335,11 @@ def candidates(spec: AuditSpec) -> tuple[Dominating, ...]:
     """The design's per-step dominating pairs for the file's mechanism and relation."""
     mech = spec.mechanism
     assert mech is not None
+    # shuffle: one batch alone is a fixed-size draw without replacement of b (its one release)
+    kind, params = (("srswor", {"m": spec.params["batch"]}) if spec.kind == "shuffle"
+                    else (spec.kind, spec.params))
     return dominating_pairs(
-        spec.kind, spec.params, spec.size, mech.kind, mech.query, mech.magnitude,
+        kind, params, spec.size, mech.kind, mech.query, mech.magnitude,
         mech.diameter, mech.noise, spec.protect is Relation.ADD_REMOVE,
         {s.name: s.size for s in spec.strata}, spec.clusters)
 
@@ -356,10 +403,17 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
     fn: DeltaFn
     # a tail counted as δ = 1 widens a bracket of ε(δ) by little if it is far below δ
     budget = comp.delta * comp.rtol / 64 if comp.delta is not None else Fraction(1, 2**64)
+    shuffle = spec.kind == "shuffle"
+
+    def build(steps: int, g: Grid) -> DeltaFn:
+        if shuffle:
+            return shuffle_delta(spec, steps, g)
+        return _delta_fn(cands, steps, comp.resample, g, kernel_of, budget)
+
     last: Bracket | None = None
     for refinement in range(_MAX_REFINE + 1):
         step(f"composing {comp.steps} releases (lattice step {grid.h})")
-        fn = _delta_fn(cands, comp.steps, comp.resample, grid, kernel_of, budget)
+        fn = build(comp.steps, grid)
         result = answer(fn)
         if result.hi == 0 or result.width <= comp.rtol * result.hi or refinement == _MAX_REFINE:
             break
@@ -381,19 +435,29 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
         # a coarser lattice for the plotted points: certified, only the bands are wider
         coarse = Grid(max(grid.h, Fraction(1, 500)), z)
         ts = sorted({max(1, comp.steps // k) for k in (16, 4)} - {comp.steps})
-        curve_t = [(t, answer(_delta_fn(cands, t, comp.resample, coarse, kernel_of, budget),
-                              _CURVE_TOL, result.hi))
+        curve_t = [(t, answer(build(t, coarse), _CURVE_TOL, result.hi))
                    for t in ts] + [(comp.steps, result)]
     quantity = "epsilon" if comp.delta is not None else "delta"
     at = comp.delta if comp.delta is not None else comp.epsilon
     assert at is not None
     target = _target(spec, quantity, at, result)
     acct = _accountant(spec, quantity, at, result) if spec.accountant is not None else None
+    pairs, note = tuple(d.why for d in cands), ""
+    if shuffle:
+        per = spec.size // spec.params["batch"]
+        pairs = (f"one batch (the one-release line): {pairs[0]}",
+                 f"{comp.steps} releases = {-(-comp.steps // per)} epoch(s) of {per} batches: "
+                 f"the record is in at most one batch per epoch, so an epoch is at most one "
+                 f"release at shift {mech.diameter} (upper end)",
+                 f"lower end: {_shuffle_low(spec, comp.steps).describe}")
+        note = ("shuffled batches: the upper end assumes no amplification from shuffling; the "
+                "lower end is Chua et al.'s max test on a concrete dataset pair (ICML 2024), so "
+                "the bracket is wide where neither is tight")
     return Deployment(
         f"{mech.kind} noise {float(mech.noise):g} on a {mech.query} clipped at "
         f"{float(mech.clip):g}" + (f" / {float(mech.divisor):g}" if mech.query == "mean" else ""),
-        comp.steps, comp.resample, quantity, at, tuple(d.why for d in cands), result, one,
-        target, acct, tuple(curve_d), tuple(curve_t), time.perf_counter() - t0, grid.h)
+        comp.steps, comp.resample, quantity, at, pairs, result, one,
+        target, acct, tuple(curve_d), tuple(curve_t), time.perf_counter() - t0, grid.h, note)
 
 
 def _target(spec: AuditSpec, quantity: str, at: Fraction, result: Bracket) -> str:
@@ -484,7 +548,9 @@ def _accountant(spec: AuditSpec, quantity: str, at: Fraction,
         return AccountantResult(a.name, a.assumes, a.q, a.noise_multiplier, a.steps, None,
                                 f"the accountant failed: {exc}", None)
     sampler = {"srswor": "fixed-size batches without replacement", "poisson": "Poisson samples",
-               "srswr": "batches with replacement"}.get(spec.kind, f"{spec.kind} samples")
+               "srswr": "batches with replacement",
+               "shuffle": "shuffled fixed batches (one reshuffle per epoch)",
+               }.get(spec.kind, f"{spec.kind} samples")
     sym = "ε" if quantity == "epsilon" else "δ"
     understates = None
     if not math.isfinite(value) or Fraction(value) < result.lo:

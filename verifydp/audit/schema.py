@@ -60,7 +60,7 @@ def _param_schema(kind: str, name: str) -> dict[str, Any]:
         return _int(0, MAX_MUST_DRAWS)
     if name == "max_value":
         return _int(1, MAX_NEYMAN_VALUE)
-    return _int(1 if name == "interval" else 0, MAX_POPULATION)
+    return _int(1 if name in ("interval", "batch") else 0, MAX_POPULATION)
 
 
 def _design_schema() -> dict[str, Any]:

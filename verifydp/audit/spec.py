@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -60,7 +60,7 @@ KINDS = (
     "poisson", "srswor", "srswr", "random-size", "proportional", "stratified-proportional",
     "stratified-fixed", "stratified-neyman", "cluster-srs", "two-stage-cluster", "cluster-pps",
     "poisson-pps", "successive-pps", "systematic-fixed", "systematic-random",
-    "must-ow", "must-wo", "must-ww",
+    "must-ow", "must-wo", "must-ww", "shuffle",
 )
 # parameters of each design kind: (required, optional)
 PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -82,6 +82,7 @@ PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "must-ow": (("b", "m"), ()),
     "must-wo": (("b", "m"), ()),
     "must-ww": (("b", "m"), ()),
+    "shuffle": (("batch",), ()),
 }
 NEEDS = {  # which part of population a design kind needs
     "stratified-proportional": "strata", "stratified-fixed": "strata",
@@ -100,7 +101,7 @@ ASSUMED_SAMPLERS = ("poisson", "fixed-size", "shuffle")
 MAX_STEPS = 10**6
 # designs whose per-step dominating pair is derived (verifydp.accounting.dominating)
 DEPLOYMENT_KINDS = ("poisson", "srswor", "srswr", "stratified-fixed", "cluster-srs",
-                    "two-stage-cluster", "must-ow", "must-wo", "must-ww")
+                    "two-stage-cluster", "must-ow", "must-wo", "must-ww", "shuffle")
 
 
 class DesignFileError(ValueError):
@@ -471,6 +472,8 @@ def _param(kind: str, name: str, raw: object, size: int) -> Any:
         return integer(where, raw, 0, MAX_MUST_DRAWS)
     if name == "max_value":
         return integer(where, raw, 1, MAX_NEYMAN_VALUE)
+    if name == "batch":
+        return integer(where, raw, 1, MAX_POPULATION)
     if name in ("m", "ell", "interval"):
         return integer(where, raw, 1 if name == "interval" else 0, MAX_POPULATION)
     raise _fail(where, "unknown parameter")  # pragma: no cover - PARAMS lists every name
@@ -481,6 +484,8 @@ def _cross_checks(kind: str, p: dict[str, Any], size: int, strata: tuple[Stratum
     """Constraints between parameters and the population's shape."""
     if kind in ("srswor", "successive-pps") and p["m"] > size:
         raise _fail("design.m", f"sample size {p['m']} exceeds population size {size}")
+    if kind == "shuffle" and p["batch"] > size:
+        raise _fail("design.batch", f"batch size {p['batch']} exceeds population size {size}")
     if kind == "srswr" and p["m"] > 10 * size:
         raise _fail("design.m", f"{p['m']} draws exceed the limit 10 × population size")
     if kind in ("systematic-fixed", "systematic-random") and p["interval"] > size:
@@ -561,8 +566,19 @@ def build_design(kind: str, p: Mapping[str, Any]) -> Design:
         return SystematicFixed(p["interval"])
     if kind == "systematic-random":
         return SystematicRandomOrder(p["interval"])
+    if kind == "shuffle":  # one batch alone: b of N without replacement (epochs: deployment)
+        return SRSWOR(p["batch"])
     cls = {"must-ow": MustOW, "must-wo": MustWO, "must-ww": MustWW}[kind]
     return cls(p["b"], p["m"])
+
+
+def one_release(spec: AuditSpec) -> AuditSpec:
+    """The design file as the single-release audit sees it: a shuffling loader's one release
+    is one batch, b of N without replacement (`srswor`); its epochs are the deployment
+    audit's (verifydp.audit.deployment). Other kinds are returned unchanged."""
+    if spec.kind != "shuffle":
+        return spec
+    return replace(spec, kind="srswor", params={"m": spec.params["batch"]})
 
 
 def _design(obj: object, size: int, strata: tuple[Stratum, ...], clusters: tuple[int, ...],
@@ -703,6 +719,8 @@ def _accountant(obj: object, kind: str, params: Mapping[str, Any], size: int,
         q = params["q"]
     elif kind == "srswor":
         q = Fraction(params["m"], size)  # what loaders pass: batch / N
+    elif kind == "shuffle":
+        q = Fraction(params["batch"], size)
     else:
         raise _fail("accountant.q", f"missing (the sampling rate the accountant is given; "
                                     f"no default for design kind {kind})")
@@ -722,6 +740,25 @@ def _accountant(obj: object, kind: str, params: Mapping[str, Any], size: int,
         raise _fail("accountant.name", f"{name} is compared for Gaussian noise only "
                                        f"(dp-accounting-pld also takes Laplace)")
     return AccountantSpec(name, assumes, q, z, steps)
+
+
+def _shuffle_checks(batch: int, size: int, protect: Relation,
+                    comp: CompositionSpec | None) -> None:
+    """Shuffling into ⌊N/b⌋ batches per epoch (the last N mod b records sit the epoch out):
+    only substitution is derived, and releases come in whole epochs."""
+    if protect is Relation.ADD_REMOVE:
+        # adding a record changes N, hence ⌊N/b⌋ and which batch every later record falls
+        # in: no pair is derived for that (docs/design-files.md#deployment)
+        raise _fail("protect.relation", "add-remove is not supported for shuffle (a record "
+                                        "added or removed changes N and so every batch "
+                                        "boundary; use substitution)")
+    per = size // batch
+    if comp is not None and comp.steps % per:
+        raise _fail("composition.steps", f"{comp.steps} is not a whole number of epochs "
+                                         f"(one epoch = N // batch = {per} releases)")
+    if comp is not None and not comp.resample:
+        raise _fail("composition.resample", "false is not meaningful for shuffle (every "
+                                            "release is a new batch of the epoch)")
 
 
 def parse_design(obj: object) -> AuditSpec:
@@ -757,6 +794,8 @@ def parse_design(obj: object) -> AuditSpec:
     if (mech or comp) and kind not in DEPLOYMENT_KINDS:
         raise _fail("design.kind", f"{kind}: no dominating pair is derived for this design yet "
                                    f"(deployment audits: {', '.join(DEPLOYMENT_KINDS)})")
+    if kind == "shuffle":
+        _shuffle_checks(params["batch"], size, protect, comp)
     acct = (_accountant(t["accountant"], kind, params, size, mech, comp)  # type: ignore[arg-type]
             if "accountant" in t else None)
     return AuditSpec(name, desc, size, strata, clusters, classes, kind, params, base,
