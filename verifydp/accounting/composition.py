@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import flint
@@ -660,5 +660,5 @@ def compose(pair: Pair, steps: int, *, epsilon: Fraction | None = None,
         done = rtol is None or b.hi == 0 or (b.hi - b.lo) <= Fraction(rtol) * b.hi
         if done or max_refinements <= 0:
             return b
-        grid = Grid(grid.h / 2, grid.z, grid.window_sd)
+        grid = replace(grid, h=grid.h / 2)  # the caller's z, windows and cut kept
         max_refinements -= 1
