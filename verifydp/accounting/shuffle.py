@@ -46,7 +46,7 @@ from verifydp.exact.interval import Bracket
 from verifydp.exact.special import exp as exp_bracket
 from verifydp.exact.special import ncdf
 
-__all__ = ["ShuffleTest", "shuffle_lower", "test_probabilities"]
+__all__ = ["ShuffleTest", "max_test_probabilities", "shuffle_lower"]
 
 _KERNELS = ("gauss", "laplace")
 _CERTIFY = 4  # candidates evaluated rigorously per ε (the best by floats)
@@ -76,7 +76,7 @@ def _cdf(kernel: str, x: Fraction) -> flint.arb:
     return 1 - _ball(exp_bracket(-x)) / 2
 
 
-def test_probabilities(kernel: str, mu: Fraction, tau: Fraction, released: int,
+def max_test_probabilities(kernel: str, mu: Fraction, tau: Fraction, released: int,
                        w: Fraction) -> tuple[flint.arb, flint.arb]:
     """(Pr_{D'}(max ≥ τ), Pr_D(max ≥ τ)) over one epoch of `released` batches, the record's
     batch released with probability w (module docstring), as arb balls."""
@@ -157,7 +157,7 @@ def shuffle_lower(kernel: str, mu: Fraction, batches: int, size: int, batch: int
     n = max(epochs, 1)
     cands: list[tuple[flint.arb, flint.arb]] = []
     for tau in _taus(kernel, mu):
-        p_shift, p_plain = (_clip01(x) for x in test_probabilities(kernel, mu, tau, released, w))
+        p_shift, p_plain = (_clip01(x) for x in max_test_probabilities(kernel, mu, tau, released, w))
         for hit_p, hit_q in ((p_shift, p_plain), (1 - p_plain, 1 - p_shift)):  # both orders
             hit_p, hit_q = _clip01(hit_p), _clip01(hit_q)
             if n == 1:
