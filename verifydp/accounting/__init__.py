@@ -6,6 +6,8 @@
 * `pair`, `pld`: the earlier certified bracket on an exact integer lattice, and
   `intconv` (exact integer convolution) behind it;
 * `fourier`: the Fourier accountant exactly as printed in MUST Algorithm 1 (floats / mpmath);
+* `atoms`: pairs with discrete outputs (randomized response, the discrete Gaussian) as
+  certified atoms for `compose`;
 * `dominating`: per-step dominating pairs of a design × mechanism × relation (issue 16);
 * `laws`: the law of K (copies of the differing record in a sample) of the MUST schemes.
 
@@ -14,6 +16,7 @@
     compose(poisson_gaussian(Fraction(1, 100), Fraction(1)), 1000, epsilon=Fraction(1))
 """
 
+from verifydp.accounting.atoms import FinitePair, randomized_response
 from verifydp.accounting.composition import (
     Composed,
     Grid,
@@ -31,6 +34,7 @@ from verifydp.accounting.dominating import Dominating, dominating_pairs, law_pai
 __all__ = [
     "Composed",
     "Dominating",
+    "FinitePair",
     "Grid",
     "Pair",
     "compose",
@@ -42,4 +46,5 @@ __all__ = [
     "law_pair",
     "mixture_gaussian",
     "poisson_gaussian",
+    "randomized_response",
 ]

@@ -43,6 +43,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from verifydp.accounting.atoms import FinitePair, discrete_gaussian_atoms, finite_atoms
 from verifydp.exact.interval import Bracket
 
 __all__ = [
@@ -60,15 +61,21 @@ __all__ = [
 
 # arb balls at python-flint's default working precision (53 bits): every operation's rounding
 # is inside the ball's radius, so no precision setting (a global of flint's) is ever changed
-_KERNELS = ("gauss", "laplace")
+_KERNELS = ("gauss", "laplace", "dgauss")
+_DISCRETE = ("dgauss",)  # kernels on the integers: atoms, not cells (accounting.atoms)
 
 
 @dataclass(frozen=True)
 class Pair:
     """A per-step pair P = Σ_i w_i K((x − c_i)/s), Q = Σ_j v_j K((x − d_j)/s) for a kernel K
     (standard Gaussian or Laplace), exact weights and centres. Build it with a constructor
-    (`poisson_gaussian`, `fixed_size_gaussian`, `mixture_gaussian`, `laplace`): each checks
-    that the privacy loss is non-decreasing in x, which the certification relies on."""
+    (`poisson_gaussian`, `fixed_size_gaussian`, `mixture_gaussian`, `laplace`,
+    `dominating.law_pair`): each checks that the privacy loss is non-decreasing in x, which
+    the certification relies on. Kernel ``dgauss`` is the discrete Gaussian N_ℤ(c, s²) on the
+    integers (integer centres; outputs are atoms, `verifydp.accounting.atoms`): its loss is
+    the continuous Gaussian mixture's loss restricted to ℤ, so monotone whenever that one is.
+    Pairs on finitely many outputs (randomized response) are `atoms.FinitePair`s; `compose`
+    takes both."""
 
     p: tuple[tuple[Fraction, Fraction], ...]  # (weight, centre)
     q: tuple[tuple[Fraction, Fraction], ...]
@@ -84,6 +91,8 @@ class Pair:
         for side, comps in (("P", self.p), ("Q", self.q)):
             if not comps or sum(w for w, _ in comps) != 1 or any(w < 0 for w, _ in comps):
                 raise ValueError(f"{side}: weights must be non-negative and sum to 1 exactly")
+            if self.kernel in _DISCRETE and any(Fraction(c).denominator != 1 for _, c in comps):
+                raise ValueError(f"{side}: the discrete Gaussian needs integer centres")
 
 
 def poisson_gaussian(q: Fraction, sigma: Fraction) -> Pair:
@@ -188,7 +197,7 @@ def _support(pair: Pair, grid: Grid) -> tuple[float, float]:
         budget = math.log(float(w)) + cut if w else -1.0
         if budget <= 0:
             continue
-        r = math.sqrt(2 * budget) if pair.kernel == "gauss" else budget
+        r = math.sqrt(2 * budget) if pair.kernel != "laplace" else budget
         r = min(float(grid.z), r + 1)
         ends += [float(c) - r * float(pair.scale), float(c) + r * float(pair.scale)]
     return min(ends), max(ends)
@@ -318,22 +327,59 @@ class _Step:
     sd: float
 
 
-def _steps(pair: Pair, grid: Grid) -> tuple[_Step, _Step]:
-    """Both directions (P‖Q and Q‖P) from one set of certified cells."""
+def _steps(pair: Pair | FinitePair, grid: Grid) -> tuple[_Step, _Step]:
+    """Both directions (P‖Q and Q‖P) from one set of certified cells (or atoms)."""
+    h = grid.h
+    ha = _arb(h)
+    if isinstance(pair, FinitePair) or pair.kernel in _DISCRETE:
+        return _atom_steps(pair, grid, ha)
     cuts = _cut_points(pair, grid)
     cache: dict[Fraction, list[tuple[flint.arb, bool]]] = {}
     pm, p_below, p_above = _mass(pair, pair.p, cuts, cache)
     qm, q_below, q_above = _mass(pair, pair.q, cuts, cache)
     losses = [a - b for a, b in zip(_log_densities(pair, pair.p, cuts),
                                     _log_densities(pair, pair.q, cuts), strict=True)]
-    h = grid.h
-    ha = _arb(h)
     idx_lo = [_floor_div(loss, h, up=False) for loss in losses]
     idx_hi = [_floor_div(loss, h, up=True) for loss in losses]
-    fwd = _direction(pm, qm, p_below, p_above, q_below, q_above, idx_lo, idx_hi, ha)
+    # cell i spans [cut_i, cut_{i+1}]: its loss lies between its ends' (monotone loss); the
+    # mass below cut_0 has loss at most loss(cut_0), above cut_last at least loss(cut_last)
+    return _both(pm, qm, p_below, p_above, q_below, q_above, idx_lo[:-1], idx_hi[1:],
+                 (idx_lo[0], idx_hi[0]), (idx_lo[-1], idx_hi[-1]), ha)
+
+
+def _atom_steps(pair: Pair | FinitePair, grid: Grid, ha: flint.arb) -> tuple[_Step, _Step]:
+    """Atoms as cells (`verifydp.accounting.atoms`): atom x's loss L lies in the lattice cell
+    [floor(L/h), ceil(L/h)]; the truncated tail below the first atom has loss at most the
+    first atom's (monotone loss), so it is rounded up to the first atom's upper end, and the
+    tail above the last atom goes to +∞ (upper bound) or the top bucket (lower bound)."""
+    if isinstance(pair, FinitePair):
+        at = finite_atoms(pair)
+    else:
+        lo, hi = _support(pair, grid)  # floats choose the truncation; the tails are bounded
+        at = discrete_gaussian_atoms(pair.p, pair.q, pair.scale, lo, hi,
+                                     grid.negligible_bits + 8)
+    if not at.loss:  # every atom at ±∞ (a degenerate pair): only the tails count
+        zero = flint.arb(0)
+        return _both([zero], [zero], at.p_below, at.p_above, at.q_below, at.q_above,
+                     [0], [0], (0, 0), (0, 0), ha)
+    lo_idx = [_floor_div(loss, grid.h, up=False) for loss in at.loss]
+    hi_idx = [_floor_div(loss, grid.h, up=True) for loss in at.loss]
+    return _both(list(at.p), list(at.q), at.p_below, at.p_above, at.q_below, at.q_above,
+                 lo_idx, hi_idx, (lo_idx[0], hi_idx[0]), (lo_idx[-1], hi_idx[-1]), ha)
+
+
+def _both(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb, p_above: flint.arb,
+          q_below: flint.arb, q_above: flint.arb, cell_lo: list[int], cell_hi: list[int],
+          below: tuple[int, int], above: tuple[int, int], ha: flint.arb,
+          ) -> tuple[_Step, _Step]:
+    """The two directions of cells with lattice ends [cell_lo[i], cell_hi[i]] in increasing
+    loss order, the mass below the first cell with its loss in `below` (or −∞), the mass
+    above the last with its loss at least `above[0]` (or +∞)."""
+    fwd = _direction(pm, qm, p_below, p_above, q_below, q_above, cell_lo, cell_hi, below, ha)
     # reverse: P and Q swap, the loss is negated, the axis runs the other way
     rev = _direction(qm[::-1], pm[::-1], q_above, q_below, p_above, p_below,
-                     [-i for i in idx_hi[::-1]], [-i for i in idx_lo[::-1]], ha)
+                     [-i for i in cell_hi[::-1]], [-i for i in cell_lo[::-1]],
+                     (-above[1], -above[0]), ha)
     return fwd, rev
 
 
@@ -347,11 +393,14 @@ def _floor_div(x: flint.arb, h: Fraction, up: bool) -> int:
 
 def _direction(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb,
                p_above: flint.arb, q_below: flint.arb, q_above: flint.arb,
-               idx_lo: list[int], idx_hi: list[int], ha: flint.arb) -> _Step:
-    """Vectors of one direction; cell i spans lattice indices [idx_lo[i], idx_hi[i+1]]."""
+               cell_lo: list[int], cell_hi: list[int], below: tuple[int, int],
+               ha: flint.arb) -> _Step:
+    """Vectors of one direction: cell i (a cell of the output axis, or an atom) has its loss
+    in lattice indices [cell_lo[i], cell_hi[i]]; the mass below the cells has its loss in
+    [below[0], below[1]] (or −∞), the mass above them goes to +∞."""
     n = len(pm)
-    first = idx_lo[0]
-    last = idx_hi[-1]
+    first = min(below[0], min(cell_lo))
+    last = max(below[1], max(cell_hi))
     off = first - 1
     size = last - off + 2
     up = [flint.arb(0)] * size
@@ -359,7 +408,7 @@ def _direction(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb,
     lq = [flint.arb(0)] * size
     zero = flint.arb(0)
     for i in range(n):
-        a, b = idx_lo[i], idx_hi[i + 1]
+        a, b = cell_lo[i], cell_hi[i]
         P, Q = pm[i], qm[i]
         lp[a - off] += P
         lq[a - off] += Q
@@ -376,17 +425,17 @@ def _direction(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb,
             xa_lo = P.lower()
         up[a - off] += xa_lo
         up[b - off] += flint.arb(P.upper()) - xa_lo
-    # below the first cut: loss ≤ loss(cut_0), rounded up to idx_hi[0]; for the test, bucket
-    # it with the first cell
-    up[idx_hi[0] - off] += flint.arb(p_below.upper())
-    lp[idx_lo[0] - off] += p_below
-    lq[idx_lo[0] - off] += q_below
+    # below the first cell: loss ≤ below[1], rounded up to it; for the test, bucketed at
+    # below[0]
+    up[below[1] - off] += flint.arb(p_below.upper())
+    lp[below[0] - off] += p_below
+    lq[below[0] - off] += q_below
     # above the last cut: +∞ for the upper bound; its own bucket for the test
     lp[last - off] += p_above
     lq[last - off] += q_above
     # cell midpoints: a cell's lower end biases the mean by about −h/2 per step, which over
     # thousands of steps moved the windows off the bulk and its mass to +∞
-    mids = [(idx_lo[i] + idx_hi[i + 1]) / 2 for i in range(n)]
+    mids = [(cell_lo[i] + cell_hi[i]) / 2 for i in range(n)]
     mean_p, mean_q, var = _moments(pm, qm, mids, ha)
     return _Step(up, flint.arb(p_above.upper()), lp, lq, off, mean_p, mean_q, math.sqrt(var))
 
@@ -497,7 +546,7 @@ def _power(step: _Step, key: str, k: int, grid: Grid, h: float) -> _Vec:
 class Composed:
     """The k-fold composed vectors of both directions; δ(ε) for any ε is cheap from here."""
 
-    pair: Pair
+    pair: Pair | FinitePair
     steps: int
     grid: Grid
     step_of: tuple[_Step, ...]   # per direction
@@ -629,7 +678,7 @@ def _lower(lp: _Vec, lq: _Vec, eps: Fraction, h: Fraction) -> Fraction:
     return max(_arb_frac(val, up=False), Fraction(0))
 
 
-def composed(pair: Pair, steps: int, grid: Grid = Grid()) -> Composed:
+def composed(pair: Pair | FinitePair, steps: int, grid: Grid = Grid()) -> Composed:
     """The certified k-fold composition of `pair` (both directions) on `grid`."""
     if not isinstance(steps, int) or steps < 1:
         raise ValueError("steps must be a positive integer")
@@ -639,7 +688,7 @@ def composed(pair: Pair, steps: int, grid: Grid = Grid()) -> Composed:
                     tuple(_power(s, "upper", steps, grid, h) for s in steps_of))
 
 
-def compose(pair: Pair, steps: int, *, epsilon: Fraction | None = None,
+def compose(pair: Pair | FinitePair, steps: int, *, epsilon: Fraction | None = None,
             delta: Fraction | None = None, grid: Grid = Grid(),
             rtol: Fraction | None = None, max_refinements: int = 3) -> Bracket:
     """Certified δ(ε) (give `epsilon`) or ε(δ) (give `delta`) after `steps` compositions of

@@ -40,12 +40,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from verifydp.accounting.atoms import FinitePair, randomized_response
 from verifydp.accounting.composition import Pair
 from verifydp.accounting.laws import truncated_law
 
-__all__ = ["Dominating", "dominating_pairs", "law_pair"]
+__all__ = ["Dominating", "dominating_pairs", "inclusion", "law_pair", "rr_pairs"]
 
-KERNELS = {"gaussian": "gauss", "laplace": "laplace"}
+KERNELS = {"gaussian": "gauss", "laplace": "laplace", "discrete-gaussian": "dgauss"}
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class Dominating:
     a truncated law of K left out (δ ≤ δ₀ + Tτ and δ ≥ δ₀ − Tτ(1 + e^ε), accounting.laws).
     `form` is added / swapped / displaced (module docstring); `why` one line for the report."""
 
-    pair: Pair
+    pair: Pair | FinitePair
     form: str
     law: tuple[tuple[int, Fraction], ...]
     tail: Fraction
@@ -65,7 +66,7 @@ class Dominating:
     # may show (its other records can differ from every other cluster's); `pair` is then the
     # step given the cluster is drawn, and `lower` a concrete realisable pair for lower bounds
     reveal: Fraction | None = None
-    lower: Pair | None = None
+    lower: Pair | FinitePair | None = None
     # when > 0: realisable clusters show the record's cluster up to a misclassification of
     # the output at this distance (cluster-mates at −C, other clusters at +C: shift −m·d)
     separation: Fraction = Fraction(0)
@@ -81,10 +82,12 @@ class Dominating:
 def law_pair(law: tuple[tuple[int, Fraction], ...], shift: Fraction, noise: Fraction,
              kernel: str, form: str, name: str = "") -> Pair:
     """The pair of a law of K: ``displaced``/``added`` put copy l at l·shift against K(0);
-    ``swapped`` puts it at ±shift. The loss is non-decreasing in x for both kernels: against
+    ``swapped`` puts it at ±shift. The loss is non-decreasing in x for every kernel: against
     K(0) every component's likelihood ratio K(x − c)/K(x) is non-decreasing for c ≥ 0; for
     ``swapped`` (K ≤ 1) the ratio ((1−π) + πK(x−s)/K(x)) / ((1−π) + πK(x+s)/K(x)) has a
-    non-decreasing numerator and non-increasing denominator."""
+    non-decreasing numerator and non-increasing denominator. For the discrete Gaussian
+    (``dgauss``, Canonne, Kamath & Steinke 2020) the ratios are the continuous Gaussian's at
+    integer x (the normaliser is common), so the same holds; its shifts must be integers."""
     law = tuple((int(k), Fraction(w)) for k, w in law if w)
     total = sum(w for _, w in law)
     law = tuple((k, w / total) for k, w in law)  # a truncated law, renormalised (tail apart)
@@ -121,10 +124,16 @@ def _within(sizes: tuple[int, ...], within: str, p: Mapping[str, Any], add_remov
 def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
                      query: str, magnitude: Fraction, diameter: Fraction, noise: Fraction,
                      add_remove: bool, strata_sizes: Mapping[str, int] | None = None,
-                     clusters: tuple[int, ...] = ()) -> tuple[Dominating, ...]:
+                     clusters: tuple[int, ...] = (), epsilon0: Fraction | None = None,
+                     ) -> tuple[Dominating, ...]:
     """The candidate per-step pairs of a design (the design file's kind and parameters,
     population size N): the worst case over all neighbouring datasets is the largest of
-    the candidates' composed δ (each covers the dataset pairs its `why` names)."""
+    the candidates' composed δ (each covers the dataset pairs its `why` names).
+    Randomized response (`epsilon0`) takes no query, shift or noise: `rr_pairs`."""
+    if mechanism == "randomized-response":
+        if epsilon0 is None:
+            raise ValueError("randomized response needs epsilon0")
+        return rr_pairs(kind, params, size, Fraction(epsilon0), add_remove, strata_sizes)
     if mechanism not in KERNELS:
         raise ValueError(f"no dominating pair for mechanism {mechanism!r}")
     kernel = KERNELS[mechanism]
@@ -196,3 +205,60 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
                      f"{kind}: K copies (exact law, tail {float(law.tau):.1e}), each "
                      f"displacing a record (shift {diameter} per copy)"),)
     raise ValueError(f"no dominating pair derived for design kind {kind!r}")
+
+
+def inclusion(kind: str, params: Mapping[str, Any], size: int,
+              strata_sizes: Mapping[str, int] | None = None) -> Fraction:
+    """π = Pr(K ≥ 1): the probability that the record's index is drawn at least once (the
+    worst stratum's for a fixed allocation), exact."""
+    if kind == "poisson":
+        return Fraction(params["q"])
+    if kind == "srswor":
+        return Fraction(params["m"], size)
+    if kind == "stratified-fixed":
+        assert strata_sizes is not None
+        return max(Fraction(m, strata_sizes[h]) for h, m in params["sizes"].items() if m)
+    if kind == "srswr":
+        return 1 - Fraction(size - 1, size) ** params["m"]
+    if kind in ("must-ow", "must-wo", "must-ww"):
+        law = truncated_law(kind, size, params.get("b"), params["m"])
+        # Pr(K = 0) is kept exactly (l = 0 is never cut): π = 1 − Pr(K = 0)
+        return 1 - sum((w for k, w in law.weights if k == 0), Fraction(0))
+    raise ValueError(f"no inclusion probability derived for design kind {kind!r}")
+
+
+def rr_pairs(kind: str, params: Mapping[str, Any], size: int, epsilon0: Fraction,
+             add_remove: bool, strata_sizes: Mapping[str, int] | None = None,
+             ) -> tuple[Dominating, ...]:
+    """Binary randomized response (parameter ε0) of any binary statistic f(S) of the sample
+    (proofs/deployment_pairs.md#randomized-response), π = Pr(K ≥ 1):
+
+    * add/remove, when the sample of the larger dataset given K = 0 has the smaller dataset's
+      law (Poisson, fixed size without replacement and its fixed strata, with replacement):
+      P = (1−π)RR(0) + πRR(1) against Q = RR(0) — every release is a post-processing of it,
+      in the same order at every release, and the predicate "the record is in the sample"
+      attains it;
+    * substitution (samples coupled by index, any design with a law of K): every release is
+      a post-processing of the symmetric pair (1−π)M + πRR(1) against (1−π)M + πRR(0) on
+      three outputs, in either order (`atoms.randomized_response`); the lower end comes from
+      the binary pair above, realised by the predicate "the sample holds a record with the
+      record's value under D" (no other record has it)."""
+    if add_remove and kind not in ("poisson", "srswor", "srswr", "stratified-fixed"):
+        raise ValueError(f"{kind} under add-remove: no randomized-response pair is derived "
+                         f"(the sample without the record has another law)")
+    if kind not in ("poisson", "srswor", "srswr", "stratified-fixed", "must-ow", "must-wo",
+                    "must-ww"):
+        raise ValueError(f"no randomized-response pair derived for design kind {kind!r}")
+    pi = inclusion(kind, params, size, strata_sizes)
+    law = ((0, 1 - pi), (1, pi)) if pi < 1 else ((1, Fraction(1)),)
+    binary = randomized_response(pi, epsilon0, symmetric=False)
+    if add_remove:
+        return (Dominating(binary, "added", law, Fraction(0),
+                           f"{kind}: the record is drawn w.p. π = {pi}, and randomized response "
+                           f"(ε0 = {epsilon0}) of any statistic of the sample is a "
+                           f"post-processing of (1−π)RR(0) + πRR(1) vs RR(0)"),)
+    return (Dominating(randomized_response(pi, epsilon0, symmetric=True), "swapped", law,
+                       Fraction(0),
+                       f"{kind}: the record is drawn w.p. π = {pi}; its value may favour "
+                       f"either dataset at every release: the symmetric pair (upper), "
+                       f"(1−π)RR(0) + πRR(1) vs RR(0) (lower, realised)", lower=binary),)

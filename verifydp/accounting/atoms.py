@@ -1,0 +1,221 @@
+"""Pairs with discrete outputs (atoms), certified, for the composition engine (issue 16).
+
+`verifydp.accounting.composition` composes a per-step pair cut into cells on which the
+privacy loss is monotone. A pair whose outputs are atoms needs no cutting: each atom x is its
+own cell, with certified P- and Q-masses (arb balls, python-flint) and a certified loss
+L(x) = log P(x)/Q(x), which lies in the lattice cell [floor(L/h), ceil(L/h)] and is split
+there by connect-the-dots exactly as a continuous cell (docs/foundations.md#composition).
+This module only produces the atoms; the composition code is the one in `composition`.
+
+Two families:
+
+* `FinitePair` — finitely many atoms whose masses are (a + b·e^θ)/(1 + e^θ) with exact
+  rationals a, b: mixtures of binary randomized response with parameter ε0 = θ (Warner 1965;
+  r = 1/(1 + e^{ε0}) and 1 − r = e^{ε0}/(1 + e^{ε0}) are the two probabilities).
+  `randomized_response` builds the per-step pairs of a subsampled binary statistic
+  (proofs/deployment_pairs.md#randomized-response).
+* the discrete Gaussian N_ℤ(c, σ²), Pr(x) = e^{−(x−c)²/(2σ²)} / Z(σ) on the integers
+  (Canonne, Kamath & Steinke 2020, "The Discrete Gaussian for Differential Privacy",
+  Definition 1), mixed over integer centres: `discrete_gaussian_atoms`. The support is
+  countable, so it is truncated to [x_lo, x_hi] (floats choose where) and the mass beyond is
+  bounded rigorously: for x ≥ n ≥ c the summand decreases, so
+  Σ_{x ≥ n+1} e^{−(x−c)²/(2σ²)} ≤ ∫_n^∞ e^{−(t−c)²/(2σ²)} dt = σ√(π/2)·erfc((n − c)/(σ√2)).
+  The normaliser Z(σ) = Σ_z e^{−z²/(2σ²)} is a truncated sum plus the same tail bound. With
+  integer centres Z is common to P and Q, so the loss needs no normaliser at all.
+
+Atoms come out in non-decreasing order of the loss, with the truncated tails as masses
+*below* the first atom (loss ≤ the first atom's) and *above* the last one (loss ≥ the last
+atom's); atoms with Q(x) = 0 < P(x) have loss +∞ and are counted *above*, atoms with
+P(x) = 0 < Q(x) have loss −∞ and are counted *below* (P-mass 0) — the composition sends
+above-mass to +∞ in upper bounds and keeps it in its own bucket for lower bounds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+
+__all__ = ["Atoms", "FinitePair", "discrete_gaussian_atoms", "finite_atoms",
+           "randomized_response"]
+
+MAX_ATOMS = 200_000  # beyond this the discrete Gaussian is summed too slowly atom by atom
+
+
+def _arb(x: Fraction) -> flint.arb:
+    return flint.arb(x.numerator) / x.denominator
+
+
+def _interval(upper: flint.arb) -> flint.arb:
+    """A ball containing [0, u] for every u in the ball `upper` (u ≥ 0)."""
+    return flint.arb(0).union(upper.upper())
+
+
+@dataclass(frozen=True)
+class Atoms:
+    """Certified atoms of a pair, in non-decreasing loss order (module docstring)."""
+
+    p: tuple[flint.arb, ...]
+    q: tuple[flint.arb, ...]
+    loss: tuple[flint.arb, ...]
+    p_below: flint.arb
+    q_below: flint.arb
+    p_above: flint.arb
+    q_above: flint.arb
+
+
+# ---------------------------------------------------------------- finite pairs (RR)
+
+
+@dataclass(frozen=True)
+class FinitePair:
+    """A pair on finitely many outputs: atom i has P-mass (a + b·e^θ)/(1 + e^θ) with
+    (a, b) = p[i], likewise Q, θ > 0 exact. Both sides must be probability vectors: Σa = Σb
+    = 1 (so the masses sum to 1 for every θ) and every mass non-negative at this θ."""
+
+    p: tuple[tuple[Fraction, Fraction], ...]
+    q: tuple[tuple[Fraction, Fraction], ...]
+    theta: Fraction
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.theta <= 0:
+            raise ValueError("θ (randomized response's ε0) must be positive")
+        if len(self.p) != len(self.q) or not self.p:
+            raise ValueError("P and Q need the same atoms")
+        t = _arb(Fraction(self.theta)).exp()
+        for side, atoms in (("P", self.p), ("Q", self.q)):
+            if sum(a for a, _ in atoms) != 1 or sum(b for _, b in atoms) != 1:
+                raise ValueError(f"{side}: the coefficients a and b must each sum to 1")
+            for a, b in atoms:
+                if (a or b) and not (_arb(a) + _arb(b) * t).lower() > 0:
+                    raise ValueError(f"{side}: a negative (or uncertified) mass {a} + {b}·e^θ")
+
+
+def randomized_response(pi: Fraction, epsilon0: Fraction, symmetric: bool) -> FinitePair:
+    """Binary randomized response (output the bit w.p. e^{ε0}/(1 + e^{ε0})) of a statistic
+    of a sample that contains the record w.p. π (proofs/deployment_pairs.md
+    #randomized-response). With r = 1/(1 + e^{ε0}):
+
+    * ``symmetric=False`` — P = (1−π)RR(0) + πRR(1) against Q = RR(0): add/remove, where the
+      sample without the record has the smaller dataset's law (outputs 1, 0);
+    * ``symmetric=True`` — P = (1−π)M + πRR(1) against Q = (1−π)M + πRR(0) on outputs
+      {1, ½, 0}, M = (r, 1 − 2r, r): every binary pair (P(1), Q(1)) with |P(1) − Q(1)| ≤
+      π(1 − 2r) inside [r, 1 − r] in *either order* is a post-processing of it (a
+      substitution: the predicate may favour either dataset at every release).
+    """
+    pi, eps0 = Fraction(pi), Fraction(epsilon0)
+    if not 0 < pi <= 1:
+        raise ValueError("the inclusion probability π must lie in (0, 1]")
+    one, zero = Fraction(1), Fraction(0)
+    hit = (1 - pi, pi)               # (1−π)r + π(1−r)
+    if not symmetric:
+        p = (hit, (pi, 1 - pi))      # outputs 1, 0
+        q = ((one, zero), (zero, one))
+        name = f"randomized response ε0={eps0}, π={pi}"
+    else:
+        mid = (pi - 1, 1 - pi)       # (1−π)(1 − 2r)
+        p = (hit, mid, (one, zero))  # outputs 1, ½, 0
+        q = ((one, zero), mid, hit)
+        name = f"randomized response ε0={eps0}, π={pi}, symmetric"
+    return FinitePair(p, q, eps0, name)
+
+
+def finite_atoms(pair: FinitePair) -> Atoms:
+    """The certified atoms of a finite pair (θ > 0 rational, so e^θ is transcendental and a
+    mass a + b·e^θ is 0 only when a = b = 0: zero atoms are decided exactly)."""
+    t = _arb(pair.theta).exp()
+    norm = 1 + t
+    zero = flint.arb(0)
+    p_below = q_below = p_above = q_above = zero
+    rows: list[tuple[float, flint.arb, flint.arb, flint.arb]] = []
+    for (pa, pb), (qa, qb) in zip(pair.p, pair.q, strict=True):
+        pz, qz = not (pa or pb), not (qa or qb)
+        pm = zero if pz else (_arb(pa) + _arb(pb) * t) / norm
+        qm = zero if qz else (_arb(qa) + _arb(qb) * t) / norm
+        if pz and qz:
+            continue
+        if qz:       # loss +∞
+            p_above += pm
+        elif pz:     # loss −∞
+            q_below += qm
+        else:
+            loss = (_arb(pa) + _arb(pb) * t).log() - (_arb(qa) + _arb(qb) * t).log()
+            rows.append((float(loss.mid()), pm, qm, loss))
+    rows.sort(key=lambda r: r[0])  # any order is sound (module docstring); this one is tidy
+    return Atoms(tuple(r[1] for r in rows), tuple(r[2] for r in rows),
+                 tuple(r[3] for r in rows), p_below, q_below, p_above, q_above)
+
+
+# ---------------------------------------------------------------- the discrete Gaussian
+
+
+def _gauss_tail(n: int, sigma: flint.arb) -> flint.arb:
+    """σ√(π/2)·erfc(n/(σ√2)) ≥ Σ_{k ≥ n+1} e^{−k²/(2σ²)}, for n ≥ 0 (module docstring)."""
+    return sigma * (flint.arb.pi() / 2).sqrt() * (flint.arb(n) / (sigma * flint.arb(2).sqrt())).erfc()
+
+
+def normaliser(sigma: Fraction, bits: int = 80) -> flint.arb:
+    """Z(σ) = Σ_{z∈ℤ} e^{−z²/(2σ²)}: the sum over |z| ≤ M plus [0, 2·tail(M)], with M chosen
+    (in floats) so that the tail is below about 2^-bits of Z."""
+    s = _arb(Fraction(sigma))
+    m = math.ceil(float(sigma) * math.sqrt(2 * (bits + 8) * math.log(2))) + 1
+    g = _kernel_table(s, m)
+    total = g[0] + 2 * sum(g[1:], flint.arb(0))
+    return total + _interval(2 * _gauss_tail(m, s))
+
+
+def _kernel_table(s: flint.arb, m: int) -> list[flint.arb]:
+    """e^{−k²/(2σ²)} for k = 0 … m (exact integers k; arb exponentials)."""
+    two_var = 2 * s * s
+    return [(-(flint.arb(k) ** 2) / two_var).exp() for k in range(m + 1)]
+
+
+def discrete_gaussian_atoms(p: tuple[tuple[Fraction, Fraction], ...],
+                            q: tuple[tuple[Fraction, Fraction], ...], sigma: Fraction,
+                            lo: float, hi: float, bits: int = 80) -> Atoms:
+    """Atoms x = x_lo … x_hi of P = Σ w_i N_ℤ(c_i, σ²) against Q = Σ v_j N_ℤ(d_j, σ²) (weights
+    and integer centres exact), with [x_lo, x_hi] ⊇ [lo, hi] and every centre inside it. The
+    loss is non-decreasing in x whenever it is for the continuous Gaussians with the same
+    weights and centres (the constructors' arguments: the ratio of mixtures of e^{−(x−c)²/(2σ²)}
+    is monotone on ℝ, hence on ℤ; the normaliser Z(σ) is common to every component), so the
+    tails beyond the atoms have losses beyond the first and last atom's."""
+    sigma = Fraction(sigma)
+    if sigma <= 0:
+        raise ValueError("σ must be positive")
+    centres = [c for _, c in p + q]
+    if any(Fraction(c).denominator != 1 for c in centres):
+        raise ValueError("the discrete Gaussian needs integer centres (an integer clip)")
+    x_lo = min(math.floor(lo), *(int(c) for c in centres))
+    x_hi = max(math.ceil(hi), *(int(c) for c in centres))
+    if x_hi - x_lo + 1 > MAX_ATOMS:
+        raise ValueError(f"discrete Gaussian σ = {float(sigma):g}: {x_hi - x_lo + 1} atoms "
+                         f"exceed the limit {MAX_ATOMS}")
+    s = _arb(sigma)
+    reach = max(abs(x - int(c)) for x in (x_lo, x_hi) for c in centres)
+    g = _kernel_table(s, reach)
+    z = normaliser(sigma, bits)
+    inv_z = 1 / z
+    pw = [(_arb(w), int(c)) for w, c in p if w]
+    qw = [(_arb(w), int(c)) for w, c in q if w]
+
+    def density(comps: list[tuple[flint.arb, int]], x: int) -> flint.arb:
+        return sum((w * g[abs(x - c)] for w, c in comps), flint.arb(0))
+
+    ps, qs, losses = [], [], []
+    for x in range(x_lo, x_hi + 1):
+        dp, dq = density(pw, x), density(qw, x)
+        ps.append(dp * inv_z)
+        qs.append(dq * inv_z)
+        losses.append(dp.log() - dq.log())
+
+    def tails(comps: list[tuple[flint.arb, int]]) -> tuple[flint.arb, flint.arb]:
+        below = sum((w * _gauss_tail(c - x_lo, s) for w, c in comps), flint.arb(0))
+        above = sum((w * _gauss_tail(x_hi - c, s) for w, c in comps), flint.arb(0))
+        return _interval(below * inv_z), _interval(above * inv_z)
+
+    p_below, p_above = tails(pw)
+    q_below, q_above = tails(qw)
+    return Atoms(tuple(ps), tuple(qs), tuple(losses), p_below, q_below, p_above, q_above)
