@@ -4,8 +4,10 @@ For each `examples/deploy_*.toml` this runs the deployment part of `verifydp aud
 certified ε at the target δ after T releases, one release, both curves, the named
 accountant) and prints the seconds, the certified bracket, its relative width and the
 accountant's flag. Exit status 1 when an example takes 60 s or more or its relative width
-is 5 % or more (issue 16's goals on 2 cores), or when the fixed-size example's Poisson
-accountant is not flagged.
+is 5 % or more (issue 16's goals on 2 cores), or when the fixed-size or shuffle example's
+Poisson accountant is not flagged. The shuffle example's bracket is not a lattice's (no
+amplification assumed above, Chua et al.'s max test below: its width is the gap between
+them), so its width is printed, not held to 5 %.
 
     python bench/deployment.py
 """
@@ -37,9 +39,11 @@ def main() -> int:
             print(f"{'':40s} {dep.accountant.note}")
         if secs >= MAX_SECONDS:
             misses.append(f"{path.name}: {secs:.1f} s ≥ {MAX_SECONDS} s")
-        if width >= MAX_WIDTH:
+        if dep.note:
+            print(f"{'':40s} {dep.note}")
+        if width >= MAX_WIDTH and "shuffle" not in path.name:
             misses.append(f"{path.name}: relative width {width:.2%} ≥ {MAX_WIDTH:.0%}")
-        if "fixed_batch" in path.name and (dep.accountant is None
+        if ("fixed_batch" in path.name or "shuffle" in path.name) and (dep.accountant is None
                                            or dep.accountant.understates is None):
             misses.append(f"{path.name}: the Poisson accountant was not flagged")
     for m in misses:

@@ -21,7 +21,7 @@ import pytest
 
 from verifydp.accounting import Grid, composed, law_pair
 from verifydp.accounting.shuffle import max_test_probabilities, shuffle_lower
-from verifydp.audit.deployment import shuffle_delta
+from verifydp.audit.deployment import audit_deployment, shuffle_delta
 from verifydp.audit.spec import DesignFileError, parse_design
 from verifydp.cli.main import main
 from verifydp.exact.special import exp as exp_bracket
@@ -271,3 +271,13 @@ def test_example_end_to_end(capsys: Any) -> None:
         assert acct["value"] < lo and acct["understates_by"] > 5
         assert acct["note"].startswith("FLAG")
     assert dep["seconds"] < 60
+
+
+def test_target_inside_the_bracket_is_undetermined() -> None:
+    obj = tiny(F(2), size=40, batch=4)
+    dep = audit_deployment(parse_design(obj), curves=False)
+    lo, hi = dep.result.lo, dep.result.hi
+    assert 0 < lo < hi and dep.relative_width > float(F(1, 50))  # wider than the rtol
+    for target, word in (((lo + hi) / 2, "undetermined"), (hi * 2, "met"), (lo / 2, "violated")):
+        obj["target"]["epsilon"] = str(target)
+        assert audit_deployment(parse_design(obj), curves=False).target == word
