@@ -102,11 +102,15 @@ def _max(fns: list[DeltaFn]) -> DeltaFn:
 
 def _plain(d: Dominating, steps: int, grid: Grid) -> DeltaFn:
     """δ(ε) of one realisable pair composed T times, with a truncated law's tail (laws.py):
-    δ ≤ δ₀ + Tτ and δ ≥ δ₀ − Tτ(1 + e^ε)."""
+    δ ≤ δ₀ + Tτ and δ ≥ δ₀ − Tτ(1 + e^ε). When the dominating pair is not itself realisable
+    (randomized response under substitution), the lower end is `d.lower`'s, which is."""
     c = composed(d.pair, steps, grid)
+    low = composed(d.lower, steps, grid) if d.lower is not None else None
 
     def delta(eps: Fraction) -> Bracket:
         b = c.delta(eps)
+        if low is not None:
+            b = Bracket(min(low.delta(eps).lo, b.hi), b.hi)
         lo = b.lo - (steps * d.tail * (1 + _frac(_arb(eps).exp(), up=True)) if d.tail else 0)
         hi = min(b.hi + steps * d.tail, Fraction(1))
         return Bracket(max(lo, Fraction(0)), max(hi, Fraction(0)))
@@ -183,6 +187,8 @@ def _misclassified(d: Dominating) -> Fraction:
             return (u / flint.arb(2).sqrt()).erfc() / 2
         return (-u).exp() / 2
 
+    if d.pair.kernel not in ("gauss", "laplace"):
+        return Fraction(1)  # no misclassification bound derived: the sharpening is skipped
     a = _arb(d.reveal)
     return _frac((1 - a) * sf(half) + a * sf(half - shift), up=True)
 
@@ -341,7 +347,8 @@ def candidates(spec: AuditSpec) -> tuple[Dominating, ...]:
     return dominating_pairs(
         kind, params, spec.size, mech.kind, mech.query, mech.magnitude,
         mech.diameter, mech.noise, spec.protect is Relation.ADD_REMOVE,
-        {s.name: s.size for s in spec.strata}, spec.clusters)
+        {s.name: s.size for s in spec.strata}, spec.clusters,
+        mech.epsilon0 if mech.kind == "randomized-response" else None)
 
 
 def _delta_fn(cands: tuple[Dominating, ...], steps: int, resample: bool, grid: Grid,
@@ -374,6 +381,9 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
         cands = candidates(spec)
     except ValueError as exc:
         raise DesignFileError(f"design: {exc}") from None
+    if not comp.resample and mech.kind == "randomized-response":
+        raise DesignFileError("composition.resample: false is not derived for "
+                              "randomized-response (a new sample per release only)")
     if not comp.resample:
         bad = [d for d in cands if d.q is None or d.form == "swapped" or d.reveal is not None]
         if bad:
@@ -455,9 +465,13 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
         note = ("shuffled batches: the upper end assumes no amplification from shuffling; the "
                 "lower end is Chua et al.'s max test on a concrete dataset pair (ICML 2024), so "
                 "the bracket is wide where neither is tight")
-    return Deployment(
+    described = (
+        f"randomized-response ε0 = {float(mech.epsilon0):g} on a binary statistic of the sample"
+        if mech.kind == "randomized-response" else
         f"{mech.kind} noise {float(mech.noise):g} on a {mech.query} clipped at "
-        f"{float(mech.clip):g}" + (f" / {float(mech.divisor):g}" if mech.query == "mean" else ""),
+        f"{float(mech.clip):g}" + (f" / {float(mech.divisor):g}" if mech.query == "mean" else ""))
+    return Deployment(
+        described,
         comp.steps, comp.resample, quantity, at, pairs, result, one,
         target, acct, tuple(curve_d), tuple(curve_t), time.perf_counter() - t0, grid.h, note)
 

@@ -89,12 +89,15 @@ def _deployment() -> dict[str, Any]:
                      "kind": {"enum": list(MECHANISMS)},
                      "query": {"enum": list(QUERIES), "description": "default sum"},
                      "clip": {**NUMBER, "description": "bound on each record's contribution "
-                                                       "(norm); required for sum and mean"},
-                     "sigma": {**NUMBER, "description": "Gaussian standard deviation"},
+                                                       "(norm); required for sum and mean; an "
+                                                       "integer for discrete-gaussian"},
+                     "sigma": {**NUMBER, "description": "Gaussian standard deviation (the "
+                                                        "discrete Gaussian's σ on the integers)"},
                      "noise_multiplier": {**NUMBER, "description": "σ / clip (DP-SGD)"},
                      "scale": {**NUMBER, "description": "Laplace scale b"},
                      "divisor": {**NUMBER, "description": "a mean's public denominator"},
-                     "epsilon0": NUMBER}}
+                     "epsilon0": {**NUMBER, "description": "randomized-response only: keep "
+                                                           "the bit w.p. e^ε0/(1 + e^ε0)"}}}
     composition = {"type": "object", "required": ["steps"], "additionalProperties": False,
                    "properties": {
                        "steps": _int(1, MAX_STEPS),

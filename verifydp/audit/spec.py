@@ -95,6 +95,7 @@ TOP_KEYS = ("name", "description", "population", "design", "base", "protect", "t
 # deployment sections (issue 16): the concrete mechanism, T releases, the user's accountant
 MECHANISMS = ("gaussian", "laplace", "randomized-response", "discrete-gaussian")
 QUERIES = ("sum", "mean", "count")
+DISCRETE_MECHANISMS = ("randomized-response", "discrete-gaussian")
 ACCOUNTANTS = ("dp-accounting-pld", "dp-accounting-rdp", "opacus-rdp", "opacus-prv",
                "prv-accountant", "autodp")
 ASSUMED_SAMPLERS = ("poisson", "fixed-size", "shuffle")
@@ -139,8 +140,10 @@ class MechanismSpec:
     bounds each record's contribution (its norm: L2 for Gaussian noise, L1 for Laplace), so
     one record moves a sum by at most `clip` when added or removed and by 2·clip when
     substituted; a count moves by 1 either way; a mean is the sum over the public `divisor`.
-    `noise` is the standard deviation σ (Gaussian kinds) or the scale b (Laplace), on the
-    released query's own scale; `epsilon0` is randomized response's parameter."""
+    `noise` is the standard deviation σ (Gaussian kinds; the discrete Gaussian's σ on ℤ, with
+    an integer clip) or the scale b (Laplace), on the released query's own scale.
+    Randomized response releases a binary statistic of the sample: query "binary", clip 1,
+    noise 0 (unused) and `epsilon0` its parameter."""
 
     kind: str
     query: str
@@ -635,11 +638,8 @@ def _mechanism(obj: object, protect: Relation) -> MechanismSpec:
     if "kind" not in t:
         raise _fail("mechanism.kind", f"missing (one of {', '.join(MECHANISMS)})")
     kind = _choice("mechanism.kind", t["kind"], MECHANISMS)
-    if kind in ("randomized-response", "discrete-gaussian"):
-        # their outputs are discrete; the certified composition (accounting.composition)
-        # has continuous kernels only, so no certified number could be given
-        raise _fail("mechanism.kind", f"{kind}: certified composition of discrete outputs is "
-                                      "not implemented yet (use gaussian or laplace)")
+    if kind == "randomized-response":
+        return _randomized_response(t)
     query = _choice("mechanism.query", t.get("query", "sum"), QUERIES)
     if query == "count":
         if "clip" in t:
@@ -651,13 +651,22 @@ def _mechanism(obj: object, protect: Relation) -> MechanismSpec:
                                       f"contribution to the {query})")
     else:
         clip = _positive("mechanism.clip", t["clip"])
+    if kind == "discrete-gaussian":
+        # integer outputs: the noise is on ℤ, so a record must move the sum by an integer
+        if query == "mean":
+            raise _fail("mechanism.query", "discrete-gaussian takes count or sum (integer "
+                                           "contributions), not mean")
+        if clip.denominator != 1:
+            raise _fail("mechanism.clip", f"discrete-gaussian needs an integer clip "
+                                          f"(contributions are integers), got {clip}")
     divisor = _positive("mechanism.divisor", t["divisor"]) if "divisor" in t else Fraction(1)
     if query != "mean" and "divisor" in t:
         raise _fail("mechanism.divisor", "only a mean has a divisor")
     if query == "mean" and "divisor" not in t:
         raise _fail("mechanism.divisor", "missing (the public denominator of the mean, e.g. "
                                          "the batch size)")
-    allowed = {"gaussian": ("sigma", "noise_multiplier"), "laplace": ("scale",)}[kind]
+    allowed = {"gaussian": ("sigma", "noise_multiplier"), "laplace": ("scale",),
+               "discrete-gaussian": ("sigma", "noise_multiplier")}[kind]
     given = [k for k in ("sigma", "noise_multiplier", "scale") if k in t]
     for k in given:
         if k not in allowed:
@@ -667,7 +676,26 @@ def _mechanism(obj: object, protect: Relation) -> MechanismSpec:
     noise = _positive(f"mechanism.{given[0]}", t[given[0]])
     if given[0] == "noise_multiplier":  # DP-SGD convention: σ = multiplier × clip (sum scale)
         noise = noise * clip / divisor
+    if "epsilon0" in t:
+        raise _fail("mechanism.epsilon0", f"not a parameter of {kind} (randomized-response "
+                                          f"only)")
     return MechanismSpec(kind, query, clip, noise, divisor)
+
+
+def _randomized_response(t: Mapping[str, Any]) -> MechanismSpec:
+    """Binary randomized response of a statistic of the sample: no query, clip or noise."""
+    for k in ("query", "clip", "sigma", "noise_multiplier", "scale", "divisor"):
+        if k in t:
+            raise _fail(f"mechanism.{k}", "not a parameter of randomized-response (it releases "
+                                          "a binary statistic of the sample; give epsilon0)")
+    if "epsilon0" not in t:
+        raise _fail("mechanism.epsilon0", "missing (randomized response keeps the bit w.p. "
+                                          "e^ε0 / (1 + e^ε0))")
+    eps0 = _positive("mechanism.epsilon0", t["epsilon0"])
+    if eps0 > MAX_EPSILON:
+        raise _fail("mechanism.epsilon0", f"must be at most {MAX_EPSILON}, got {eps0}")
+    return MechanismSpec("randomized-response", "binary", Fraction(1), Fraction(0),
+                         epsilon0=eps0)
 
 
 def _composition(obj: object) -> CompositionSpec:
@@ -736,6 +764,9 @@ def _accountant(obj: object, kind: str, params: Mapping[str, Any], size: int,
         steps = comp.steps
     else:
         raise _fail("accountant.steps", "missing (no [composition] section gives it)")
+    if mech.kind in DISCRETE_MECHANISMS:
+        raise _fail("accountant.name", f"{mech.kind}: no peer accountant is compared for "
+                                       f"discrete mechanisms (remove [accountant])")
     if mech.kind != "gaussian" and name != "dp-accounting-pld":
         raise _fail("accountant.name", f"{name} is compared for Gaussian noise only "
                                        f"(dp-accounting-pld also takes Laplace)")
@@ -795,6 +826,9 @@ def parse_design(obj: object) -> AuditSpec:
         raise _fail("design.kind", f"{kind}: no dominating pair is derived for this design yet "
                                    f"(deployment audits: {', '.join(DEPLOYMENT_KINDS)})")
     if kind == "shuffle":
+        if mech is not None and mech.kind in DISCRETE_MECHANISMS:
+            raise _fail("mechanism.kind", f"{mech.kind}: shuffled batches are derived for "
+                                          f"gaussian and laplace only")
         _shuffle_checks(params["batch"], size, protect, comp)
     acct = (_accountant(t["accountant"], kind, params, size, mech, comp)  # type: ignore[arg-type]
             if "accountant" in t else None)
