@@ -595,3 +595,16 @@ def test_discrete_bad_files_exit_2_one_line(mech: dict[str, Any], field: str,
     msg = str(exc.value)
     assert field in msg, msg
     assert "\n" not in msg
+
+
+def test_randomized_response_rounds_a_huge_inclusion_probability_outward() -> None:
+    """With replacement, π = 1 − (1 − 1/N)^m has a denominator of m·log10(N) digits: the
+    upper pair takes π rounded up, the lower pair π rounded down (both to 2^-96)."""
+    from verifydp.accounting.dominating import inclusion, rr_pairs
+
+    exact = inclusion("srswr", {"m": 5000}, 10**5)
+    for add_remove in (True, False):
+        (d,) = rr_pairs("srswr", {"m": 5000}, 10**5, F(1), add_remove)
+        assert d.lower is not None
+        up, low = d.pair.p[0][1], d.lower.p[0][1]  # the b-coefficient of atom 1 is π
+        assert low <= exact <= up and up - low <= F(2, 2**96)

@@ -114,12 +114,12 @@ def randomized_response(pi: Fraction, epsilon0: Fraction, symmetric: bool) -> Fi
     if not symmetric:
         p = (hit, (pi, 1 - pi))      # outputs 1, 0
         q = ((one, zero), (zero, one))
-        name = f"randomized response ε0={eps0}, π={pi}"
+        name = f"randomized response ε0={eps0}, π={float(pi):.9g}"
     else:
         mid = (pi - 1, 1 - pi)       # (1−π)(1 − 2r)
         p = (hit, mid, (one, zero))  # outputs 1, ½, 0
         q = ((one, zero), mid, hit)
-        name = f"randomized response ε0={eps0}, π={pi}, symmetric"
+        name = f"randomized response ε0={eps0}, π={float(pi):.9g}, symmetric"
     return FinitePair(p, q, eps0, name)
 
 

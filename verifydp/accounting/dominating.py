@@ -255,16 +255,27 @@ def rr_pairs(kind: str, params: Mapping[str, Any], size: int, epsilon0: Fraction
     if kind not in ("poisson", "srswor", "srswr", "stratified-fixed", "must-ow", "must-wo",
                     "must-ww"):
         raise ValueError(f"no randomized-response pair derived for design kind {kind!r}")
-    pi = inclusion(kind, params, size, strata_sizes)
-    law = ((0, 1 - pi), (1, pi)) if pi < 1 else ((1, Fraction(1)),)
-    binary = randomized_response(pi, epsilon0, symmetric=False)
+    exact = inclusion(kind, params, size, strata_sizes)
+    # a huge exact π (with replacement: 1 − (1 − 1/N)^m) is rounded outward to 2^-96: both
+    # pairs only need |Pr_D(f) − Pr_D'(f)| ≤ π, so a larger π still dominates, and a smaller π
+    # gives a pair that the realised one dominates (a lower end still)
+    lo_pi, hi_pi = exact, exact
+    if exact.denominator > 2**96:
+        lo_pi = Fraction(exact.numerator * 2**96 // exact.denominator, 2**96)
+        hi_pi = min(Fraction(-(-exact.numerator * 2**96 // exact.denominator), 2**96),
+                    Fraction(1))
+    pi_txt = f"{exact}" if exact == hi_pi else f"{float(exact):.9g}"
+    law = ((0, 1 - hi_pi), (1, hi_pi)) if hi_pi < 1 else ((1, Fraction(1)),)
+    binary = randomized_response(hi_pi, epsilon0, symmetric=False)
+    lower = None if lo_pi == hi_pi else randomized_response(lo_pi, epsilon0, symmetric=False)
     if add_remove:
         return (Dominating(binary, "added", law, Fraction(0),
-                           f"{kind}: the record is drawn w.p. π = {pi}, and randomized response "
-                           f"(ε0 = {epsilon0}) of any statistic of the sample is a "
-                           f"post-processing of (1−π)RR(0) + πRR(1) vs RR(0)"),)
-    return (Dominating(randomized_response(pi, epsilon0, symmetric=True), "swapped", law,
+                           f"{kind}: the record is drawn w.p. π = {pi_txt}, and randomized "
+                           f"response (ε0 = {epsilon0}) of any statistic of the sample is a "
+                           f"post-processing of (1−π)RR(0) + πRR(1) vs RR(0)", lower=lower),)
+    return (Dominating(randomized_response(hi_pi, epsilon0, symmetric=True), "swapped", law,
                        Fraction(0),
-                       f"{kind}: the record is drawn w.p. π = {pi}; its value may favour "
+                       f"{kind}: the record is drawn w.p. π = {pi_txt}; its value may favour "
                        f"either dataset at every release: the symmetric pair (upper), "
-                       f"(1−π)RR(0) + πRR(1) vs RR(0) (lower, realised)", lower=binary),)
+                       f"(1−π)RR(0) + πRR(1) vs RR(0) (lower, realised)",
+                       lower=lower or binary),)
