@@ -434,8 +434,10 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
         last = result
         grid = Grid(grid.h / 2, grid.z, grid.window_sd, grid.negligible_bits)
     step("one release")
-    one = answer(_delta_fn(cands, 1, comp.resample, Grid(Fraction(1, 250), z), kernel_of,
-                           budget))
+    # randomized response: a few atoms whose largest loss is where ε(δ) of one release sits,
+    # split to the lattice points around it (an O(h) gap there); a finer lattice is cheap
+    one_h = Fraction(1, 10**4) if mech.kind == "randomized-response" else Fraction(1, 250)
+    one = answer(_delta_fn(cands, 1, comp.resample, Grid(one_h, z), kernel_of, budget))
     curve_d: list[tuple[Fraction, Bracket]] = []
     curve_t: list[tuple[int, Bracket]] = []
     if curves:
