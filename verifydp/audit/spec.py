@@ -96,6 +96,7 @@ TOP_KEYS = ("name", "description", "population", "design", "base", "protect", "t
 MECHANISMS = ("gaussian", "laplace", "randomized-response", "discrete-gaussian")
 QUERIES = ("sum", "mean", "count")
 DISCRETE_MECHANISMS = ("randomized-response", "discrete-gaussian")
+DGAUSS_SIGMA = (Fraction(1, 10), Fraction(5000))  # the discrete engine's range of σ
 ACCOUNTANTS = ("dp-accounting-pld", "dp-accounting-rdp", "opacus-rdp", "opacus-prv",
                "prv-accountant", "autodp")
 ASSUMED_SAMPLERS = ("poisson", "fixed-size", "shuffle")
@@ -676,6 +677,12 @@ def _mechanism(obj: object, protect: Relation) -> MechanismSpec:
     noise = _positive(f"mechanism.{given[0]}", t[given[0]])
     if given[0] == "noise_multiplier":  # DP-SGD convention: σ = multiplier × clip (sum scale)
         noise = noise * clip / divisor
+    if kind == "discrete-gaussian" and not DGAUSS_SIGMA[0] <= noise <= DGAUSS_SIGMA[1]:
+        # every integer within ±12σ is an atom (accounting.atoms); below 1/10 the loss of one
+        # step spans hundreds of nats and ε(δ) leaves the lattice's range
+        raise _fail(f"mechanism.{given[0]}", f"discrete-gaussian σ = {float(noise):g} is outside "
+                                             f"[{DGAUSS_SIGMA[0]}, {DGAUSS_SIGMA[1]}] (the "
+                                             f"discrete engine's range)")
     if "epsilon0" in t:
         raise _fail("mechanism.epsilon0", f"not a parameter of {kind} (randomized-response "
                                           f"only)")
