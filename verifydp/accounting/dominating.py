@@ -26,8 +26,8 @@ diameter (2C, or 1), K(c) the noise kernel centred at c (docs/foundations.md#com
 The kernel is a parameter: ``gauss``, ``laplace`` or ``dgauss`` (the discrete Gaussian
 N_ℤ(0, σ²) of Canonne, Kamath & Steinke 2020, with integer shifts: an integer clip or a
 count; proofs/deployment_pairs.md#discrete-gaussian). Randomized response of a binary
-statistic of the sample has no shift: `rr_pairs` (proofs/deployment_pairs.md
-#randomized-response).
+statistic of the sample has no shift: `rr_pairs`
+(proofs/deployment_pairs.md#randomized-response).
 
 Every pair here is *realisable*: all other records at −C (or 0 for a count) and the record at
 +C (or 1) give exactly (P, Q) — so compose's lower bound is a lower bound of the design's
