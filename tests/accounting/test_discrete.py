@@ -254,3 +254,14 @@ def test_mutant_doubled_epsilon0(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _caught(C.compose(mutant, steps, epsilon=eps, grid=C.Grid(h=F(1, 500))), exact)
     assert contains(C.compose(make(F(1, 4), F(1, 2), False), steps, epsilon=eps,
                               grid=C.Grid(h=F(1, 500))), exact)
+
+
+def test_discrete_gaussian_survival_bound() -> None:
+    """Pr(X ≥ t), X ~ N_ℤ(0, σ²), by direct summation lies below the bound the cluster
+    audit's misclassification term uses, and the bound is within a factor 2 of it."""
+    with mpmath.workdps(DPS):
+        for sigma, t in ((F(1), F(5, 2)), (F(3), F(7)), (F(1, 2), F(1))):
+            g = dg_pmf(sigma, 200)
+            exact = mpmath.fsum(v for k, v in g.items() if k >= t)
+            bound = A.discrete_gaussian_sf(t, sigma)
+            assert _near(exact) <= _end(bound, True) <= 2 * _near(exact)

@@ -38,8 +38,8 @@ from fractions import Fraction
 
 import flint
 
-__all__ = ["Atoms", "FinitePair", "discrete_gaussian_atoms", "finite_atoms",
-           "randomized_response"]
+__all__ = ["Atoms", "FinitePair", "discrete_gaussian_atoms", "discrete_gaussian_sf",
+           "finite_atoms", "normaliser", "randomized_response"]
 
 MAX_ATOMS = 200_000  # beyond this the discrete Gaussian is summed too slowly atom by atom
 
@@ -171,6 +171,19 @@ def _kernel_table(s: flint.arb, m: int) -> list[flint.arb]:
     """e^{−k²/(2σ²)} for k = 0 … m (exact integers k; arb exponentials)."""
     two_var = 2 * s * s
     return [(-(flint.arb(k) ** 2) / two_var).exp() for k in range(m + 1)]
+
+
+def discrete_gaussian_sf(t: Fraction, sigma: Fraction) -> flint.arb:
+    """An enclosure of an upper bound of Pr(X ≥ t), X ~ N_ℤ(0, σ²), t > 0: with n = ⌈t⌉,
+    Σ_{k ≥ n} e^{−k²/(2σ²)} ≤ e^{−n²/(2σ²)} + σ√(π/2)·erfc(n/(σ√2)) (module docstring), over
+    the normaliser's lower end."""
+    if t <= 0:
+        raise ValueError("t must be positive")
+    n = math.ceil(Fraction(t))
+    s = _arb(Fraction(sigma))
+    head = (-(flint.arb(n) ** 2) / (2 * s * s)).exp()
+    z = normaliser(Fraction(sigma))
+    return (head + _gauss_tail(n, s)) / flint.arb(z.lower())
 
 
 def discrete_gaussian_atoms(p: tuple[tuple[Fraction, Fraction], ...],

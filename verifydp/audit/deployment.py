@@ -46,6 +46,7 @@ from typing import Any
 import flint
 
 from verifydp.accounting import Composed, Grid, composed, invert_delta
+from verifydp.accounting.atoms import discrete_gaussian_sf
 from verifydp.accounting.dominating import KERNELS, Dominating, dominating_pairs, law_pair
 from verifydp.accounting.shuffle import ShuffleTest, shuffle_lower
 from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
@@ -182,13 +183,13 @@ def _misclassified(d: Dominating) -> Fraction:
     scale = _arb(d.pair.scale)
 
     def sf(x: Fraction) -> flint.arb:
+        if d.pair.kernel == "dgauss":  # an upper bound of Pr(noise ≥ x): η only grows
+            return discrete_gaussian_sf(x, d.pair.scale)
         u = _arb(x) / scale
         if d.pair.kernel == "gauss":
             return (u / flint.arb(2).sqrt()).erfc() / 2
         return (-u).exp() / 2
 
-    if d.pair.kernel not in ("gauss", "laplace"):
-        return Fraction(1)  # no misclassification bound derived: the sharpening is skipped
     a = _arb(d.reveal)
     return _frac((1 - a) * sf(half) + a * sf(half - shift), up=True)
 
