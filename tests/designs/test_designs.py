@@ -10,8 +10,8 @@ from itertools import product
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.oracles.naive_designs import naive_sample_law
 
+from tests.oracles.naive_designs import naive_sample_law
 from verifydp.designs import (
     SRSWOR,
     SRSWR,

@@ -12,8 +12,8 @@ from math import comb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.oracles.naive_designs import naive_sample_law
 
+from tests.oracles.naive_designs import naive_sample_law
 from verifydp.designs import (
     SRSWOR,
     ClusterPPS,

@@ -9,8 +9,8 @@ from itertools import product
 from math import comb
 
 import pytest
-from tests.oracles.naive_designs import naive_sample_law
 
+from tests.oracles.naive_designs import naive_sample_law
 from verifydp.designs import (
     SRSWOR,
     SRSWR,

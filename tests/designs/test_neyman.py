@@ -9,8 +9,8 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
-from tests.oracles.naive_designs import naive_sample_law
 
+from tests.oracles.naive_designs import naive_sample_law
 from verifydp.claims import get_claim
 from verifydp.claims.base import Budget, Verdict
 from verifydp.claims.bun.neyman import (
