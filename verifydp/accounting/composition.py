@@ -24,10 +24,13 @@ Everything below is a rigorous enclosure; floats only choose where to cut.
 4. **Composition** multiplies polynomials whose coefficients are arb balls (python-flint's
    `arb_poly`: rigorous ball arithmetic, fast), by binary powering. After each product the
    vectors are cut to a window: upper vectors move mass below it up to its bottom and mass
-   above it to +∞; lower P-vectors drop mass outside it; lower Q-vectors count every dropped
-   mass as if it were in the tail (an upper bound on Q̃^k(T ≥ τ)).
-5. **Both directions.** δ(ε) of the pair is max(δ_{P‖Q}, δ_{Q‖P}); the reverse direction has
-   the same cells with P and Q swapped and the loss negated.
+   above it to +∞; bucket vectors keep the mass they drop as a separate total (`out`), which
+   a subtracted term counts as if it were in the tail and a positive term leaves out.
+5. **Both directions.** δ(ε) of the pair is max(δ_{P‖Q}, δ_{Q‖P}). The reverse direction's
+   upper bound has the same cells with P and Q swapped and the loss negated. Its lower bound
+   needs no vectors of its own: the events {T ≤ τ} of the same composed buckets give
+   δ_{Q‖P} ≥ Q̃^k(T ≤ τ) − e^ε P̃^k(T ≤ τ) (any event is a test), so the two bucket
+   powers serve both orders.
 
 `compose(pair, steps, epsilon=…)` returns a `Bracket` of δ; `compose(pair, steps, delta=…)`
 returns a `Bracket` of ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ}, by bisection on certified δ brackets.
@@ -325,6 +328,8 @@ class _Step:
     mean_p: float            # float moments, only to place windows
     mean_q: float
     sd: float
+    bucket_mean_p: float     # the same for the bucket vectors (mass at the cells' lower ends)
+    bucket_mean_q: float
 
 
 def _steps(pair: Pair | FinitePair, grid: Grid) -> tuple[_Step, _Step]:
@@ -435,9 +440,13 @@ def _direction(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb,
     lq[last - off] += q_above
     # cell midpoints: a cell's lower end biases the mean by about −h/2 per step, which over
     # thousands of steps moved the windows off the bulk and its mass to +∞
+    # (the upper vectors'); the bucket vectors do sit at the lower ends, and their windows
+    # must follow that drift
     mids = [(cell_lo[i] + cell_hi[i]) / 2 for i in range(n)]
     mean_p, mean_q, var = _moments(pm, qm, mids, ha)
-    return _Step(up, flint.arb(p_above.upper()), lp, lq, off, mean_p, mean_q, math.sqrt(var))
+    bucket_p, bucket_q, _ = _moments(pm, qm, [float(a) for a in cell_lo], ha)
+    return _Step(up, flint.arb(p_above.upper()), lp, lq, off, mean_p, mean_q, math.sqrt(var),
+                 bucket_p, bucket_q)
 
 
 def _moments(pm: list[flint.arb], qm: list[flint.arb], mids: list[float],
@@ -472,8 +481,8 @@ def _total(v: _Vec) -> flint.arb:
 def _mul(x: _Vec, y: _Vec, kind: str) -> _Vec:
     prod = (flint.arb_poly(x.c) * flint.arb_poly(y.c)).coeffs()
     c = list(prod)
-    # +∞ mass (upper) or mass counted in every tail (lower Q); lower P-vectors drop it
-    out = flint.arb(0) if kind == "lower_p" else x.out * (_total(y) + y.out) + _total(x) * y.out
+    # +∞ mass (upper) or a bucket vector's dropped mass (counted where it is subtracted)
+    out = x.out * (_total(y) + y.out) + _total(x) * y.out
     return _Vec(c, x.off + y.off, out)
 
 
@@ -502,7 +511,7 @@ def _window(v: _Vec, lo: int, hi: int, kind: str, negligible: flint.arb) -> _Vec
     if kind == "upper":
         kept[0] = kept[0] + below  # rounded up to the window's bottom
         out = out + above           # to +∞
-    elif kind == "lower_q":
+    else:
         out = out + below + above
     return _Vec(kept, new_off, out)
 
@@ -512,7 +521,9 @@ def _power(step: _Step, key: str, k: int, grid: Grid, h: float) -> _Vec:
                 step.upper_inf if key == "upper" else flint.arb(0))
     kind = {"upper": "upper", "low_p": "lower_p", "low_q": "lower_q"}[key]
 
-    mu_lo, mu_hi = min(step.mean_p, step.mean_q), max(step.mean_p, step.mean_q)
+    means = (step.mean_p, step.mean_q) if key == "upper" else \
+        (step.bucket_mean_p, step.bucket_mean_q)
+    mu_lo, mu_hi = min(means), max(means)
     # one step's non-negligible support: heavy-tailed steps (a rare large loss, as in
     # subsampling) need room beyond the Gaussian-like bulk of the partial sums
     negligible = flint.arb(2) ** -grid.negligible_bits
@@ -553,14 +564,15 @@ class Composed:
     upper: tuple[_Vec, ...]      # per direction: the composed connect-the-dots vector
     _lower_vecs: dict[int, tuple[_Vec, _Vec]] = field(default_factory=dict, repr=False)
 
-    def _lowers(self, d: int) -> tuple[_Vec, _Vec]:
-        """The composed bucket vectors of direction d, computed when first needed (a
-        direction whose upper bound lies below the other's lower bound never needs them)."""
-        if d not in self._lower_vecs:
+    def _lower(self, d: int, eps: Fraction) -> Fraction:
+        """Direction d's certified lower bound from the forward direction's composed bucket
+        vectors (module docstring, 5), computed when first needed: a direction whose upper
+        bound lies below the other's lower bound never needs them."""
+        if 0 not in self._lower_vecs:
             h = float(self.grid.h)
-            self._lower_vecs[d] = (_power(self.step_of[d], "low_p", self.steps, self.grid, h),
-                                   _power(self.step_of[d], "low_q", self.steps, self.grid, h))
-        return self._lower_vecs[d]
+            self._lower_vecs[0] = (_power(self.step_of[0], "low_p", self.steps, self.grid, h),
+                                   _power(self.step_of[0], "low_q", self.steps, self.grid, h))
+        return _lower(*self._lower_vecs[0], eps, self.grid.h, reverse=d == 1)
 
     def delta(self, epsilon: Fraction) -> Bracket:
         """A certified bracket of δ(ε) = max over the two directions."""
@@ -571,7 +583,7 @@ class Composed:
         for d in order:  # the largest upper bound first; stop once no direction can matter
             if his[d] <= lo:
                 break
-            lo = max(lo, _lower(*self._lowers(d), eps, self.grid.h))
+            lo = max(lo, self._lower(d, eps))
         hi = max(his)
         if lo > hi:
             raise ArithmeticError(f"inconsistent δ bracket [{lo}, {hi}]: a bug, not a result")
@@ -582,7 +594,7 @@ class Composed:
         δ_{Q^k‖P^k}(ε) (a mixture over k with a revealed label needs one order throughout)."""
         eps = Fraction(epsilon)
         hi = _upper(self.upper[direction], eps, self.grid.h)
-        lo = _lower(*self._lowers(direction), eps, self.grid.h) if hi > 0 else Fraction(0)
+        lo = self._lower(direction, eps) if hi > 0 else Fraction(0)
         if lo > hi:
             raise ArithmeticError(f"inconsistent δ bracket [{lo}, {hi}]: a bug, not a result")
         return Bracket(max(lo, Fraction(0)), min(hi, Fraction(1)))
@@ -648,32 +660,46 @@ def _upper(up: _Vec, eps: Fraction, h: Fraction) -> Fraction:
     return _arb_frac(tot, up=True)
 
 
-def _lower(lp: _Vec, lq: _Vec, eps: Fraction, h: Fraction) -> Fraction:
-    """max over thresholds τ of P̃^k(T ≥ τ) − e^ε Q̃^k(T ≥ τ), certified from below."""
+def _lower(lp: _Vec, lq: _Vec, eps: Fraction, h: Fraction, reverse: bool = False) -> Fraction:
+    """max over thresholds τ of P̃^k(T ≥ τ) − e^ε Q̃^k(T ≥ τ) (δ_{P‖Q}), or with `reverse`
+    of Q̃^k(T ≤ τ) − e^ε P̃^k(T ≤ τ) (δ_{Q‖P}), certified from below: the positive vector's
+    kept masses at their lower ends, the subtracted one's at their upper ends plus all the
+    mass it dropped."""
+    pos, neg = (lq, lp) if reverse else (lp, lq)
     ee = _arb(eps).exp()
-    n_off = min(lp.off, lq.off)
-    end = max(lp.off + len(lp.c), lq.off + len(lq.c))
+    n_off = min(pos.off, neg.off)
+    end = max(pos.off + len(pos.c), neg.off + len(neg.c))
     p_lo = np.zeros(end - n_off)
     q_hi = np.zeros(end - n_off)
-    for i, x in enumerate(lp.c):
-        p_lo[lp.off - n_off + i] = max(float(x.lower()), 0.0)
-    for i, x in enumerate(lq.c):
-        q_hi[lq.off - n_off + i] = float(x.upper())
+    for i, x in enumerate(pos.c):
+        p_lo[pos.off - n_off + i] = max(float(x.lower()), 0.0)
+    for i, x in enumerate(neg.c):
+        q_hi[neg.off - n_off + i] = float(x.upper())
+    if reverse:  # {T ≤ τ} is {−T ≥ −τ}: the same suffix sums on the reversed axis
+        p_lo, q_hi = p_lo[::-1], q_hi[::-1]
     # float suffix sums of non-negative terms: relative error ≤ n·2^-52, made explicit
     n = len(p_lo)
     slack = 1 + 4 * n * 2.0**-52
     ps = np.cumsum(p_lo[::-1])[::-1] / slack
-    qs = np.cumsum(q_hi[::-1])[::-1] * slack + float(lq.out.upper()) * slack
-    # only thresholds at or above e^ε's neighbourhood can win; evaluate all, pick the best
+    qs = np.cumsum(q_hi[::-1])[::-1] * slack + float(neg.out.upper()) * slack
     e_hi = float(ee.upper()) * (1 + 2.0**-50)
     vals = ps - e_hi * qs
     best = int(np.argmax(vals))
     if vals[best] <= 0:
         return Fraction(0)
     # recompute the winning threshold's value in arb (the floats only chose τ)
-    tau = best + n_off
-    p_tail = sum((x for i, x in enumerate(lp.c) if lp.off + i >= tau), flint.arb(0))
-    q_tail = sum((x for i, x in enumerate(lq.c) if lq.off + i >= tau), flint.arb(0)) + lq.out
+    if reverse:
+        tau = end - 1 - best
+
+        def inside(j: int) -> bool:
+            return j <= tau
+    else:
+        tau = best + n_off
+
+        def inside(j: int) -> bool:
+            return j >= tau
+    p_tail = sum((x for i, x in enumerate(pos.c) if inside(pos.off + i)), flint.arb(0))
+    q_tail = sum((x for i, x in enumerate(neg.c) if inside(neg.off + i)), flint.arb(0)) + neg.out
     val = p_tail - ee * q_tail
     return max(_arb_frac(val, up=False), Fraction(0))
 
