@@ -185,3 +185,19 @@ def test_delta_direction_is_one_order() -> None:
         assert fwd.lo <= both.hi and rev.lo <= both.hi
     # remove (P‖Q: the record may add a large loss) dominates add at large ε
     assert c.delta_direction(F(2), 1).hi < c.delta_direction(F(2), 0).lo
+
+
+def test_the_tolerance_driven_cut_keeps_the_bracket() -> None:
+    """`compose(rtol=…)` cuts masses far below the tolerated width (`_cut_bits`): fewer bits
+    than the default, the plain Gaussian's exact δ still inside, the default-cut bracket
+    reproduced to a tenth of rtol, and ε(δ) mode likewise."""
+    pair, k, eps, rtol = C.poisson_gaussian(F(1), F(4)), 64, F(1), F(1, 100)
+    bits = C._cut_bits(pair, k, C.Grid(), eps, None, rtol)
+    assert C._MIN_CUT_BITS <= bits < C.Grid().negligible_bits
+    lo, hi = exact_gaussian_delta(F(8) / F(4), eps)
+    cut = C.compose(pair, k, epsilon=eps, rtol=rtol)
+    full = C.compose(pair, k, epsilon=eps)
+    assert cut.lo <= lo and hi <= cut.hi
+    assert abs(cut.lo - full.lo) <= rtol / 10 * full.hi
+    assert abs(cut.hi - full.hi) <= rtol / 10 * full.hi
+    assert C._cut_bits(pair, k, C.Grid(), None, F(1, 10**5), rtol) < C.Grid().negligible_bits
