@@ -39,16 +39,13 @@ from fractions import Fraction
 
 import flint
 
+from verifydp.exact.arb import ball, bracket_ball
 from verifydp.semantics.dgauss import normaliser as dgauss_normaliser
 
 __all__ = ["Atoms", "FinitePair", "discrete_gaussian_atoms", "discrete_gaussian_sf",
            "finite_atoms", "normaliser", "randomized_response"]
 
 MAX_ATOMS = 200_000  # beyond this the discrete Gaussian is summed too slowly atom by atom
-
-
-def _arb(x: Fraction) -> flint.arb:
-    return flint.arb(x.numerator) / x.denominator
 
 
 def _interval(upper: flint.arb) -> flint.arb:
@@ -88,12 +85,12 @@ class FinitePair:
             raise ValueError("θ (randomized response's ε0) must be positive")
         if len(self.p) != len(self.q) or not self.p:
             raise ValueError("P and Q need the same atoms")
-        t = _arb(Fraction(self.theta)).exp()
+        t = ball(Fraction(self.theta)).exp()
         for side, atoms in (("P", self.p), ("Q", self.q)):
             if sum(a for a, _ in atoms) != 1 or sum(b for _, b in atoms) != 1:
                 raise ValueError(f"{side}: the coefficients a and b must each sum to 1")
             for a, b in atoms:
-                if (a or b) and not (_arb(a) + _arb(b) * t).lower() > 0:
+                if (a or b) and not (ball(a) + ball(b) * t).lower() > 0:
                     raise ValueError(f"{side}: a negative (or uncertified) mass {a} + {b}·e^θ")
 
 
@@ -129,15 +126,15 @@ def randomized_response(pi: Fraction, epsilon0: Fraction, symmetric: bool) -> Fi
 def finite_atoms(pair: FinitePair) -> Atoms:
     """The certified atoms of a finite pair (θ > 0 rational, so e^θ is transcendental and a
     mass a + b·e^θ is 0 only when a = b = 0: zero atoms are decided exactly)."""
-    t = _arb(pair.theta).exp()
+    t = ball(pair.theta).exp()
     norm = 1 + t
     zero = flint.arb(0)
     p_below = q_below = p_above = q_above = zero
     rows: list[tuple[float, flint.arb, flint.arb, flint.arb]] = []
     for (pa, pb), (qa, qb) in zip(pair.p, pair.q, strict=True):
         pz, qz = not (pa or pb), not (qa or qb)
-        pm = zero if pz else (_arb(pa) + _arb(pb) * t) / norm
-        qm = zero if qz else (_arb(qa) + _arb(qb) * t) / norm
+        pm = zero if pz else (ball(pa) + ball(pb) * t) / norm
+        qm = zero if qz else (ball(qa) + ball(qb) * t) / norm
         if pz and qz:
             continue
         if qz:       # loss +∞
@@ -145,7 +142,7 @@ def finite_atoms(pair: FinitePair) -> Atoms:
         elif pz:     # loss −∞
             q_below += qm
         else:
-            loss = (_arb(pa) + _arb(pb) * t).log() - (_arb(qa) + _arb(qb) * t).log()
+            loss = (ball(pa) + ball(pb) * t).log() - (ball(qa) + ball(qb) * t).log()
             rows.append((float(loss.mid()), pm, qm, loss))
     rows.sort(key=lambda r: r[0])  # any order is sound (module docstring); this one is tidy
     return Atoms(tuple(r[1] for r in rows), tuple(r[2] for r in rows),
@@ -160,13 +157,12 @@ def _gauss_tail(n: int, sigma: flint.arb) -> flint.arb:
     return sigma * (flint.arb.pi() / 2).sqrt() * (flint.arb(n) / (sigma * flint.arb(2).sqrt())).erfc()
 
 
-def normaliser(sigma: Fraction, bits: int = 80) -> flint.arb:
+def normaliser(sigma: Fraction) -> flint.arb:
     """Z(σ) = Σ_{z∈ℤ} e^{−z²/(2σ²)} as an arb ball: the package's one enclosure of the
     discrete Gaussian's normaliser (`semantics.dgauss.normaliser`: the terms up to a
-    truncation, plus a certified geometric tail bound), widened to a ball. `bits` is kept for
-    callers; that enclosure's relative error (≤ e^-50) is far below any lattice error here."""
-    b = dgauss_normaliser(Fraction(sigma) ** 2)
-    return _arb(b.lo).union(_arb(b.hi))
+    truncation, plus a certified geometric tail bound; relative error ≤ e^-50, far below any
+    lattice error here)."""
+    return bracket_ball(dgauss_normaliser(Fraction(sigma) ** 2))
 
 
 def _kernel_table(s: flint.arb, m: int) -> list[flint.arb]:
@@ -182,7 +178,7 @@ def discrete_gaussian_sf(t: Fraction, sigma: Fraction) -> flint.arb:
     if t <= 0:
         raise ValueError("t must be positive")
     n = math.ceil(Fraction(t))
-    s = _arb(Fraction(sigma))
+    s = ball(Fraction(sigma))
     head = (-(flint.arb(n) ** 2) / (2 * s * s)).exp()
     z = normaliser(Fraction(sigma))
     return (head + _gauss_tail(n, s)) / flint.arb(z.lower())
@@ -190,7 +186,7 @@ def discrete_gaussian_sf(t: Fraction, sigma: Fraction) -> flint.arb:
 
 def discrete_gaussian_atoms(p: tuple[tuple[Fraction, Fraction], ...],
                             q: tuple[tuple[Fraction, Fraction], ...], sigma: Fraction,
-                            lo: float, hi: float, bits: int = 80) -> Atoms:
+                            lo: float, hi: float) -> Atoms:
     """Atoms x = x_lo … x_hi of P = Σ w_i N_ℤ(c_i, σ²) against Q = Σ v_j N_ℤ(d_j, σ²) (weights
     and integer centres exact), with [x_lo, x_hi] ⊇ [lo, hi] and every centre inside it. The
     loss is non-decreasing in x whenever it is for the continuous Gaussians with the same
@@ -208,13 +204,13 @@ def discrete_gaussian_atoms(p: tuple[tuple[Fraction, Fraction], ...],
     if x_hi - x_lo + 1 > MAX_ATOMS:
         raise ValueError(f"discrete Gaussian σ = {float(sigma):g}: {x_hi - x_lo + 1} atoms "
                          f"exceed the limit {MAX_ATOMS}")
-    s = _arb(sigma)
+    s = ball(sigma)
     reach = max(abs(x - int(c)) for x in (x_lo, x_hi) for c in centres)
     g = _kernel_table(s, reach)
-    z = normaliser(sigma, bits)
+    z = normaliser(sigma)
     inv_z = 1 / z
-    pw = [(_arb(w), int(c)) for w, c in p if w]
-    qw = [(_arb(w), int(c)) for w, c in q if w]
+    pw = [(ball(w), int(c)) for w, c in p if w]
+    qw = [(ball(w), int(c)) for w, c in q if w]
 
     def density(comps: list[tuple[flint.arb, int]], x: int) -> flint.arb:
         return sum((w * g[abs(x - c)] for w, c in comps), flint.arb(0))

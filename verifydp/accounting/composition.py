@@ -47,6 +47,7 @@ import flint
 import numpy as np
 
 from verifydp.accounting.atoms import FinitePair, discrete_gaussian_atoms, finite_atoms
+from verifydp.exact.arb import ball, kernel_cdf, rational
 from verifydp.exact.interval import Bracket
 
 __all__ = [
@@ -238,34 +239,17 @@ def _cut_points(pair: Pair, grid: Grid) -> list[Fraction]:
 # ---------------------------------------------------------------- arb: certified cells
 
 
-def _arb(x: Fraction) -> flint.arb:
-    return flint.arb(x.numerator) / x.denominator
-
-
-def _cdf(kernel: str, u: flint.arb, negative: bool) -> flint.arb:
-    """The kernel's cdf at u (an arb ball); `negative` says on which side of 0 u lies
-    (certified by the caller: it selects the Laplace branch)."""
-    if kernel == "gauss":
-        return (-u / _SQRT2).erfc() / 2
-    if negative:
-        return u.exp() / 2
-    return 1 - (-u).exp() / 2
-
-
-_SQRT2 = flint.arb(2).sqrt()
-
-
 def _kernel_values(pair: Pair, c: Fraction, cuts: list[Fraction], xs: list[flint.arb],
                    ) -> list[tuple[flint.arb, bool]]:
     """At each cut: the cdf left of the centre c, the survival function right of it (flag)."""
-    s, ca = _arb(pair.scale), _arb(c)
+    s, ca = ball(pair.scale), ball(c)
     vals = []
     for x, xf in zip(xs, cuts, strict=True):
         u = (x - ca) / s
         if xf > c:  # right of the centre: the survival function, no 1 − (1 − tiny)
-            vals.append((_cdf(pair.kernel, -u, True), True))
+            vals.append((kernel_cdf(pair.kernel, -u, True), True))
         else:
-            vals.append((_cdf(pair.kernel, u, xf < c), False))
+            vals.append((kernel_cdf(pair.kernel, u, xf < c), False))
     return vals
 
 
@@ -274,14 +258,14 @@ def _mass(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...], cuts: list[F
           ) -> tuple[list[flint.arb], flint.arb, flint.arb]:
     """Masses of the cells [cut_i, cut_{i+1}], of (−∞, cut_0] and of [cut_last, ∞); `cache`
     keeps the kernel values per centre (P and Q often share centres)."""
-    xs = [_arb(x) for x in cuts] if not cache else []
+    xs = [ball(x) for x in cuts] if not cache else []
     cells = [flint.arb(0)] * (len(cuts) - 1)
     below = flint.arb(0)
     above = flint.arb(0)
     for w, c in comps:
-        wa = _arb(w)
+        wa = ball(w)
         if c not in cache:
-            cache[c] = _kernel_values(pair, c, cuts, xs or [_arb(x) for x in cuts])
+            cache[c] = _kernel_values(pair, c, cuts, xs or [ball(x) for x in cuts])
         vals = cache[c]
         for i in range(len(cuts) - 1):
             (a, a_sf), (b, b_sf) = vals[i], vals[i + 1]
@@ -300,9 +284,9 @@ def _mass(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...], cuts: list[F
 def _log_densities(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
                    cuts: list[Fraction]) -> list[flint.arb]:
     """log of the mixture density (up to the kernel's constant, common to P and Q) at each cut."""
-    s = _arb(pair.scale)
-    xs = [_arb(x) for x in cuts]
-    parts = [(_arb(w), _arb(c)) for w, c in comps]
+    s = ball(pair.scale)
+    xs = [ball(x) for x in cuts]
+    parts = [(ball(w), ball(c)) for w, c in comps]
     out = []
     for x in xs:
         terms = []
@@ -335,7 +319,7 @@ class _Step:
 def _steps(pair: Pair | FinitePair, grid: Grid) -> tuple[_Step, _Step]:
     """Both directions (P‖Q and Q‖P) from one set of certified cells (or atoms)."""
     h = grid.h
-    ha = _arb(h)
+    ha = ball(h)
     if isinstance(pair, FinitePair) or pair.kernel in _DISCRETE:
         return _atom_steps(pair, grid, ha)
     cuts = _cut_points(pair, grid)
@@ -361,8 +345,7 @@ def _atom_steps(pair: Pair | FinitePair, grid: Grid, ha: flint.arb) -> tuple[_St
         at = finite_atoms(pair)
     else:
         lo, hi = _support(pair, grid)  # floats choose the truncation; the tails are bounded
-        at = discrete_gaussian_atoms(pair.p, pair.q, pair.scale, lo, hi,
-                                     grid.negligible_bits + 8)
+        at = discrete_gaussian_atoms(pair.p, pair.q, pair.scale, lo, hi)
     if not at.loss:  # every atom at ±∞ (a degenerate pair): only the tails count
         zero = flint.arb(0)
         return _both([zero], [zero], at.p_below, at.p_above, at.q_below, at.q_above,
@@ -390,7 +373,7 @@ def _both(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb, p_above:
 
 def _floor_div(x: flint.arb, h: Fraction, up: bool) -> int:
     """floor(lower end of x / h) (up=False) or ceil(upper end of x / h) (up=True)."""
-    y = x / _arb(h)
+    y = x / ball(h)
     if up:
         return int(y.upper().ceil().unique_fmpz())
     return int(y.lower().floor().unique_fmpz())
@@ -637,16 +620,8 @@ def invert_delta(delta: Callable[[Fraction], Bracket], target: Fraction,
     return Bracket(a, eps_hi)
 
 
-def _arb_frac(x: flint.arb, up: bool) -> Fraction:
-    """An exact rational below (up=False) or above (up=True) the ball."""
-    end = x.upper() if up else x.lower()
-    man, exp = end.mid().man_exp()
-    man, exp = int(man), int(exp)
-    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
-
-
 def _upper(up: _Vec, eps: Fraction, h: Fraction) -> Fraction:
-    ha, ea = _arb(h), _arb(eps)
+    ha, ea = ball(h), ball(eps)
     tot = up.out
     start = max(0, math.floor(eps / h) - up.off)
     for i in range(start, len(up.c)):
@@ -657,7 +632,7 @@ def _upper(up: _Vec, eps: Fraction, h: Fraction) -> Fraction:
         if not g.lower() >= 0:  # s within rounding of ε: (·)_+ bounded by its upper end
             g = g.upper() if g.upper() > 0 else flint.arb(0)
         tot = tot + up.c[i] * g
-    return _arb_frac(tot, up=True)
+    return rational(tot, up=True)
 
 
 def _lower(lp: _Vec, lq: _Vec, eps: Fraction, h: Fraction, reverse: bool = False) -> Fraction:
@@ -666,7 +641,7 @@ def _lower(lp: _Vec, lq: _Vec, eps: Fraction, h: Fraction, reverse: bool = False
     kept masses at their lower ends, the subtracted one's at their upper ends plus all the
     mass it dropped."""
     pos, neg = (lq, lp) if reverse else (lp, lq)
-    ee = _arb(eps).exp()
+    ee = ball(eps).exp()
     n_off = min(pos.off, neg.off)
     end = max(pos.off + len(pos.c), neg.off + len(neg.c))
     p_lo = np.zeros(end - n_off)
@@ -701,7 +676,7 @@ def _lower(lp: _Vec, lq: _Vec, eps: Fraction, h: Fraction, reverse: bool = False
     p_tail = sum((x for i, x in enumerate(pos.c) if inside(pos.off + i)), flint.arb(0))
     q_tail = sum((x for i, x in enumerate(neg.c) if inside(neg.off + i)), flint.arb(0)) + neg.out
     val = p_tail - ee * q_tail
-    return max(_arb_frac(val, up=False), Fraction(0))
+    return max(rational(val, up=False), Fraction(0))
 
 
 def composed(pair: Pair | FinitePair, steps: int, grid: Grid = Grid()) -> Composed:

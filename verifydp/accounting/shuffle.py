@@ -42,7 +42,7 @@ from math import comb
 import flint
 import numpy as np
 
-from verifydp.exact.interval import Bracket
+from verifydp.exact.arb import ball, bracket_ball, rational
 from verifydp.exact.special import exp as exp_bracket
 from verifydp.exact.special import ncdf
 
@@ -52,28 +52,14 @@ _KERNELS = ("gauss", "laplace")
 _CERTIFY = 4  # candidates evaluated rigorously per ε (the best by floats)
 
 
-def _ball(b: Bracket) -> flint.arb:
-    """An arb ball containing the bracket [lo, hi]."""
-    lo = flint.arb(b.lo.numerator) / b.lo.denominator
-    hi = flint.arb(b.hi.numerator) / b.hi.denominator
-    return lo.union(hi)
-
-
-def _lower_end(x: flint.arb) -> Fraction:
-    """An exact rational at or below the ball."""
-    man, exp = x.lower().mid().man_exp()
-    man, exp = int(man), int(exp)
-    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
-
-
 def _cdf(kernel: str, x: Fraction) -> flint.arb:
     """The standard kernel's cdf at x, enclosed: Φ(x) (`ncdf`), or the Laplace cdf
     e^x/2 (x < 0), 1 − e^{−x}/2 (x ≥ 0) with e^x from `verifydp.exact.special.exp`."""
     if kernel == "gauss":
-        return _ball(ncdf(x))
+        return bracket_ball(ncdf(x))
     if x < 0:
-        return _ball(exp_bracket(x)) / 2
-    return 1 - _ball(exp_bracket(-x)) / 2
+        return bracket_ball(exp_bracket(x)) / 2
+    return 1 - bracket_ball(exp_bracket(-x)) / 2
 
 
 def max_test_probabilities(kernel: str, mu: Fraction, tau: Fraction, released: int,
@@ -82,7 +68,7 @@ def max_test_probabilities(kernel: str, mu: Fraction, tau: Fraction, released: i
     batch released with probability w (module docstring), as arb balls."""
     f, g = _cdf(kernel, tau), _cdf(kernel, tau - mu)
     ft1 = f ** (released - 1)
-    wa = flint.arb(w.numerator) / w.denominator
+    wa = ball(w)
     p_shift = 1 - (wa * g * ft1 + (1 - wa) * ft1 * f)
     p_plain = 1 - ft1 * f
     return p_shift, p_plain
@@ -126,12 +112,12 @@ class ShuffleTest:
         candidates by floats, each evaluated with its certified ends."""
         if not self.candidates:
             return Fraction(0)
-        e = _ball(exp_bracket(Fraction(epsilon)))
+        e = bracket_ball(exp_bracket(Fraction(epsilon)))
         score = self._a - float(e.mid()) * self._c
         best = Fraction(0)
         for i in np.argsort(score)[-_CERTIFY:]:
             a, c = self.candidates[int(i)]
-            best = max(best, _lower_end(a.lower() - e.upper() * c.upper()))
+            best = max(best, rational(a.lower() - e.upper() * c.upper(), up=False))
         return best
 
 

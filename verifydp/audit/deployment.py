@@ -50,6 +50,7 @@ from verifydp.accounting.atoms import discrete_gaussian_sf
 from verifydp.accounting.dominating import KERNELS, Dominating, dominating_pairs, law_pair
 from verifydp.accounting.shuffle import ShuffleTest, shuffle_lower
 from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
+from verifydp.exact.arb import ball, kernel_cdf, rational
 from verifydp.exact.interval import Bracket
 from verifydp.population import Relation
 
@@ -78,18 +79,6 @@ def _fmt(b: Bracket) -> str:
 # ---------------------------------------------------------------- certified pieces
 
 
-def _arb(x: Fraction) -> flint.arb:
-    return flint.arb(x.numerator) / x.denominator
-
-
-def _frac(x: flint.arb, up: bool) -> Fraction:
-    """An exact rational at or beyond the ball's end (upper end when up)."""
-    end = x.upper() if up else x.lower()
-    man, exp = end.mid().man_exp()
-    man, exp = int(man), int(exp)
-    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
-
-
 DeltaFn = Callable[[Fraction], Bracket]
 
 
@@ -112,7 +101,7 @@ def _plain(d: Dominating, steps: int, grid: Grid) -> DeltaFn:
         b = c.delta(eps)
         if low is not None:
             b = Bracket(min(low.delta(eps).lo, b.hi), b.hi)
-        lo = b.lo - (steps * d.tail * (1 + _frac(_arb(eps).exp(), up=True)) if d.tail else 0)
+        lo = b.lo - (steps * d.tail * (1 + rational(ball(eps).exp(), up=True)) if d.tail else 0)
         hi = min(b.hi + steps * d.tail, Fraction(1))
         return Bracket(max(lo, Fraction(0)), max(hi, Fraction(0)))
     return delta
@@ -163,7 +152,7 @@ def _revealed(d: Dominating, steps: int, grid: Grid, budget: Fraction) -> DeltaF
         if eta is not None:  # the revealed mixture, less what misclassification can cost
             shown = max(sum((w * b.lo for (_, w, _), b in zip(parts, bs, strict=True)),
                             Fraction(0)) for bs in per)
-            lo = max(lo, shown - steps * eta * (1 + _frac(_arb(eps).exp(), up=True)))
+            lo = max(lo, shown - steps * eta * (1 + rational(ball(eps).exp(), up=True)))
         return Bracket(lo, max(min(hi, Fraction(1)), lo))
     return delta
 
@@ -180,40 +169,37 @@ def _misclassified(d: Dominating) -> Fraction:
     half = d.separation / 2
     if half <= shift:
         return Fraction(1)
-    scale = _arb(d.pair.scale)
+    scale = ball(d.pair.scale)
 
-    def sf(x: Fraction) -> flint.arb:
+    def sf(x: Fraction) -> flint.arb:  # x > 0
         if d.pair.kernel == "dgauss":  # an upper bound of Pr(noise ≥ x): η only grows
             return discrete_gaussian_sf(x, d.pair.scale)
-        u = _arb(x) / scale
-        if d.pair.kernel == "gauss":
-            return (u / flint.arb(2).sqrt()).erfc() / 2
-        return (-u).exp() / 2
+        return kernel_cdf(d.pair.kernel, -ball(x) / scale, True)
 
-    a = _arb(d.reveal)
-    return _frac((1 - a) * sf(half) + a * sf(half - shift), up=True)
+    a = ball(d.reveal)
+    return rational((1 - a) * sf(half) + a * sf(half - shift), up=True)
 
 
 def _one_sample(cs: list[tuple[Composed, Fraction]]) -> DeltaFn:
     """δ(ε) of ((1−q)B + qA, B) from the T-fold (A, B) (module docstring)."""
     def delta(eps: Fraction) -> Bracket:
-        e = _arb(eps).exp()
+        e = ball(eps).exp()
         lo = hi = Fraction(0)
         for c, q in cs:
-            qa = _arb(q)
+            qa = ball(q)
             a = (1 + (e - 1) / qa).log()
-            b1 = (c.delta(_frac(a, up=False)), c.delta(_frac(a, up=True)))
+            b1 = (c.delta(rational(a, up=False)), c.delta(rational(a, up=True)))
             lo = max(lo, q * b1[1].lo)
             hi = max(hi, q * b1[0].hi)
             f = 1 - e * (1 - qa)
             if f.upper() <= 0:
                 continue
             if not f.lower() > 0:  # c straddles 0: δ_{Q‖P} ≤ f⁺ · δ(0)
-                hi = max(hi, _frac(f, up=True) * c.delta(Fraction(0)).hi)
+                hi = max(hi, rational(f, up=True) * c.delta(Fraction(0)).hi)
                 continue
             arg = -(f / (e * qa)).log()
-            lo = max(lo, _frac(f, up=False) * c.delta(_frac(arg, up=True)).lo)
-            hi = max(hi, _frac(f, up=True) * c.delta(max(_frac(arg, up=False), Fraction(0))).hi)
+            lo = max(lo, rational(f, up=False) * c.delta(rational(arg, up=True)).lo)
+            hi = max(hi, rational(f, up=True) * c.delta(max(rational(arg, up=False), Fraction(0))).hi)
         return Bracket(max(lo, Fraction(0)), min(max(hi, lo), Fraction(1)))
     return delta
 
