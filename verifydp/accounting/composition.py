@@ -461,7 +461,7 @@ def _total(v: _Vec) -> flint.arb:
     return sum(v.c, flint.arb(0))
 
 
-def _mul(x: _Vec, y: _Vec, kind: str) -> _Vec:
+def _mul(x: _Vec, y: _Vec) -> _Vec:
     prod = (flint.arb_poly(x.c) * flint.arb_poly(y.c)).coeffs()
     c = list(prod)
     # +∞ mass (upper) or a bucket vector's dropped mass (counted where it is subtracted)
@@ -472,9 +472,9 @@ def _mul(x: _Vec, y: _Vec, kind: str) -> _Vec:
 _REACH = 2  # windows reach this many single-step extremes beyond the bulk
 
 
-def _window(v: _Vec, lo: int, hi: int, kind: str, negligible: flint.arb) -> _Vec:
+def _window(v: _Vec, lo: int, hi: int, upper: bool, negligible: flint.arb) -> _Vec:
     """Cut to indices [lo, hi], and cut negligible leading and trailing masses, soundly for
-    each kind of vector (module docstring, 4)."""
+    an upper vector and a bucket vector alike (module docstring, 4)."""
     c = v.c
     first = next((i for i, x in enumerate(c) if x.upper() > negligible), len(c))
     last = next((i for i in range(len(c) - 1, -1, -1) if c[i].upper() > negligible), -1)
@@ -491,7 +491,7 @@ def _window(v: _Vec, lo: int, hi: int, kind: str, negligible: flint.arb) -> _Vec
     kept = c[start_c:end_c] or [flint.arb(0)]
     new_off = v.off + start_c
     out = v.out
-    if kind == "upper":
+    if upper:
         kept[0] = kept[0] + below  # rounded up to the window's bottom
         out = out + above           # to +∞
     else:
@@ -500,17 +500,14 @@ def _window(v: _Vec, lo: int, hi: int, kind: str, negligible: flint.arb) -> _Vec
 
 
 def _power(step: _Step, key: str, k: int, grid: Grid, h: float) -> _Vec:
-    base = _Vec(list(getattr(step, key)), step.off,
-                step.upper_inf if key == "upper" else flint.arb(0))
-    kind = {"upper": "upper", "low_p": "lower_p", "low_q": "lower_q"}[key]
-
-    means = (step.mean_p, step.mean_q) if key == "upper" else \
-        (step.bucket_mean_p, step.bucket_mean_q)
+    upper = key == "upper"
+    base = _Vec(list(getattr(step, key)), step.off, step.upper_inf if upper else flint.arb(0))
+    means = (step.mean_p, step.mean_q) if upper else (step.bucket_mean_p, step.bucket_mean_q)
     mu_lo, mu_hi = min(means), max(means)
     # one step's non-negligible support: heavy-tailed steps (a rare large loss, as in
     # subsampling) need room beyond the Gaussian-like bulk of the partial sums
     negligible = flint.arb(2) ** -grid.negligible_bits
-    base = _window(base, -(10**9), 10**9, kind, negligible)
+    base = _window(base, -(10**9), 10**9, upper, negligible)
     reach_lo = max(mu_lo - base.off * h, 0.0)
     reach_hi = max((base.off + len(base.c)) * h - mu_hi, 0.0)
 
@@ -518,19 +515,19 @@ def _power(step: _Step, key: str, k: int, grid: Grid, h: float) -> _Vec:
         half = grid.window_sd * step.sd * math.sqrt(j) + 1.0
         lo = math.floor((mu_lo * j - half - _REACH * reach_lo) / h)
         hi = math.ceil((mu_hi * j + half + _REACH * reach_hi) / h)
-        return _window(v, lo, hi, kind, negligible)
+        return _window(v, lo, hi, upper, negligible)
 
     result: _Vec | None = None
     count = 0
     power = 1
     while True:
         if k & 1:
-            result = base if result is None else window(_mul(result, base, kind), count + power)
+            result = base if result is None else window(_mul(result, base), count + power)
             count += power
         k >>= 1
         if not k:
             break
-        base = window(_mul(base, base, kind), 2 * power)
+        base = window(_mul(base, base), 2 * power)
         power *= 2
     assert result is not None
     return result
@@ -555,7 +552,7 @@ class Composed:
             h = float(self.grid.h)
             self._lower_vecs[0] = (_power(self.step_of[0], "low_p", self.steps, self.grid, h),
                                    _power(self.step_of[0], "low_q", self.steps, self.grid, h))
-        return _lower(*self._lower_vecs[0], eps, self.grid.h, reverse=d == 1)
+        return _lower(*self._lower_vecs[0], eps, reverse=d == 1)
 
     def delta(self, epsilon: Fraction) -> Bracket:
         """A certified bracket of δ(ε) = max over the two directions."""
@@ -635,7 +632,7 @@ def _upper(up: _Vec, eps: Fraction, h: Fraction) -> Fraction:
     return rational(tot, up=True)
 
 
-def _lower(lp: _Vec, lq: _Vec, eps: Fraction, h: Fraction, reverse: bool = False) -> Fraction:
+def _lower(lp: _Vec, lq: _Vec, eps: Fraction, reverse: bool = False) -> Fraction:
     """max over thresholds τ of P̃^k(T ≥ τ) − e^ε Q̃^k(T ≥ τ) (δ_{P‖Q}), or with `reverse`
     of Q̃^k(T ≤ τ) − e^ε P̃^k(T ≤ τ) (δ_{Q‖P}), certified from below: the positive vector's
     kept masses at their lower ends, the subtracted one's at their upper ends plus all the
