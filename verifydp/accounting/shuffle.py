@@ -28,9 +28,9 @@ e^ε Pr[Bin(E, p') ≥ k] (k = 1 … E; the tails increase with the rate, so the
 the upper end of p' keep it certified). Releases beyond the last whole epoch are ignored:
 dropping outputs is post-processing, so it can only lower H_γ.
 
-Rigour: F from `verifydp.exact.special` (`ncdf`; the Laplace cdf from its `exp`), powers,
-binomial tails and e^ε in python-flint's arb balls at the default precision; floats only pick
-the thresholds τ and which candidate to report. docs/foundations.md#composition.
+Rigour: F is the package's arb kernel cdf (`verifydp.exact.arb.kernel_cdf`), e^ε is
+`verifydp.exact.special.exp`'s enclosure; powers and binomial tails are python-flint arb balls
+at the default precision; floats only pick the thresholds τ and which candidate to report. docs/foundations.md#composition.
 """
 
 from __future__ import annotations
@@ -42,9 +42,8 @@ from math import comb
 import flint
 import numpy as np
 
-from verifydp.exact.arb import ball, bracket_ball, rational
+from verifydp.exact.arb import ball, bracket_ball, kernel_cdf, rational
 from verifydp.exact.special import exp as exp_bracket
-from verifydp.exact.special import ncdf
 
 __all__ = ["ShuffleTest", "max_test_probabilities", "shuffle_lower"]
 
@@ -53,13 +52,8 @@ _CERTIFY = 4  # candidates evaluated rigorously per ε (the best by floats)
 
 
 def _cdf(kernel: str, x: Fraction) -> flint.arb:
-    """The standard kernel's cdf at x, enclosed: Φ(x) (`ncdf`), or the Laplace cdf
-    e^x/2 (x < 0), 1 − e^{−x}/2 (x ≥ 0) with e^x from `verifydp.exact.special.exp`."""
-    if kernel == "gauss":
-        return bracket_ball(ncdf(x))
-    if x < 0:
-        return bracket_ball(exp_bracket(x)) / 2
-    return 1 - bracket_ball(exp_bracket(-x)) / 2
+    """The standard kernel's cdf at the rational x, enclosed (`verifydp.exact.arb`)."""
+    return kernel_cdf(kernel, ball(x), x < 0)
 
 
 def max_test_probabilities(kernel: str, mu: Fraction, tau: Fraction, released: int,
