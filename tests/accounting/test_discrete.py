@@ -17,6 +17,7 @@ import pytest
 from verifydp.accounting import atoms as A
 from verifydp.accounting import composition as C
 from verifydp.accounting.dominating import law_pair
+from verifydp.exact.arb import rational
 from verifydp.exact.interval import Bracket
 
 DPS = 50
@@ -116,20 +117,14 @@ def test_subsampled_discrete_gaussian_contains_the_exact_delta() -> None:
         assert contains(b, exact), (form, b, exact)
 
 
-def _end(x: flint.arb, up: bool) -> F:
-    man, exp = (x.upper() if up else x.lower()).mid().man_exp()
-    man, exp = int(man), int(exp)
-    return F(man * 2**exp) if exp >= 0 else F(man, 2**-exp)
-
-
 def test_normaliser_encloses_the_sum() -> None:
     with mpmath.workdps(DPS):
         for sigma in (F(1, 3), F(1), F(7, 2), F(40)):
             z = A.normaliser(sigma)
             s2 = 2 * _mp(sigma) ** 2
             ref = mpmath.nsum(lambda k, s2=s2: mpmath.exp(-k**2 / s2), [-mpmath.inf, mpmath.inf])
-            assert _end(z, False) <= _near(ref) <= _end(z, True)
-            assert _end(z, True) - _end(z, False) < _near(ref) / 10**12
+            assert rational(z, False) <= _near(ref) <= rational(z, True)
+            assert rational(z, True) - rational(z, False) < _near(ref) / 10**12
 
 
 def test_discrete_gaussian_refuses_fractional_centres() -> None:
@@ -264,4 +259,4 @@ def test_discrete_gaussian_survival_bound() -> None:
             g = dg_pmf(sigma, 200)
             exact = mpmath.fsum(v for k, v in g.items() if k >= t)
             bound = A.discrete_gaussian_sf(t, sigma)
-            assert _near(exact) <= _end(bound, True) <= 2 * _near(exact)
+            assert _near(exact) <= rational(bound, True) <= 2 * _near(exact)

@@ -19,6 +19,7 @@ import pytest
 from verifydp.accounting import Grid, composed, dominating_pairs, law_pair
 from verifydp.audit.deployment import audit_deployment, number_json
 from verifydp.audit.spec import load_design, parse_design, tomllib
+from verifydp.exact.arb import ball, rational
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -27,16 +28,6 @@ Comps = list[tuple[F, F]]  # (weight, centre)
 
 
 # ---------------------------------------------------------------- certified test-set bounds
-
-
-def _arb(x: F) -> flint.arb:
-    return flint.arb(x.numerator) / x.denominator
-
-
-def _frac_lo(x: flint.arb) -> F:
-    man, exp = x.lower().mid().man_exp()
-    man, exp = int(man), int(exp)
-    return F(man * 2**exp) if exp >= 0 else F(man, 2**-exp)
 
 
 def _cdf(kernel: str, u: flint.arb) -> flint.arb:
@@ -49,9 +40,9 @@ def _mass(comps: Comps, scale: F, kernel: str, a: F | None, b: F | None) -> flin
     """Mixture mass of [a, b] (None: ±∞), exact centres and weights, arb cdfs."""
     tot = flint.arb(0)
     for w, c in comps:
-        hi = flint.arb(1) if b is None else _cdf(kernel, (_arb(b) - _arb(c)) / _arb(scale))
-        lo = flint.arb(0) if a is None else _cdf(kernel, (_arb(a) - _arb(c)) / _arb(scale))
-        tot += _arb(w) * (hi - lo)
+        hi = flint.arb(1) if b is None else _cdf(kernel, (ball(b) - ball(c)) / ball(scale))
+        lo = flint.arb(0) if a is None else _cdf(kernel, (ball(a) - ball(c)) / ball(scale))
+        tot += ball(w) * (hi - lo)
     return tot
 
 
@@ -76,8 +67,8 @@ def set_delta(p: Comps, q: Comps, scale: F, kernel: str, eps: F) -> F:
     bounds = ([None] if good[0] else []) + cuts + ([None] if good[-1] else [])
     val = flint.arb(0)
     for a, b in zip(bounds[::2], bounds[1::2], strict=True):
-        val += _mass(p, scale, kernel, a, b) - _arb(eps).exp() * _mass(q, scale, kernel, a, b)
-    return max(_frac_lo(val), F(0))
+        val += _mass(p, scale, kernel, a, b) - ball(eps).exp() * _mass(q, scale, kernel, a, b)
+    return max(rational(val, up=False), F(0))
 
 
 # ---------------------------------------------------------------- small populations
@@ -236,7 +227,7 @@ def test_dominating_pairs_are_realisable() -> None:
 
 
 def _gauss_sf(mu: F, sd: flint.arb, t: F) -> flint.arb:
-    return ((_arb(t) - _arb(mu)) / (sd * flint.arb(2).sqrt())).erfc() / 2
+    return ((ball(t) - ball(mu)) / (sd * flint.arb(2).sqrt())).erfc() / 2
 
 
 def sum_test_delta(law_t: list[tuple[int, F]], shift: F, sigma: F, steps: int,
@@ -244,14 +235,14 @@ def sum_test_delta(law_t: list[tuple[int, F]], shift: F, sigma: F, steps: int,
     """Independent lower bound for T releases of one concrete dataset pair (others −C, the
     record +C): the adversary adds up the T outputs. Under D' the sum is Σ_k Pr(k copies in
     all) N(k·shift, Tσ²), under D it is N(0, Tσ²): δ ≥ best threshold test, in arb."""
-    sd = _arb(sigma) * flint.arb(steps).sqrt()
+    sd = ball(sigma) * flint.arb(steps).sqrt()
     best = F(0)
-    e = _arb(eps).exp()
+    e = ball(eps).exp()
     for t in np.linspace(0, float(shift) * steps, 161)[1:]:
         tt = F(float(t))
-        p = sum((_arb(w) * _gauss_sf(F(k) * shift, sd, tt) for k, w in law_t), flint.arb(0))
+        p = sum((ball(w) * _gauss_sf(F(k) * shift, sd, tt) for k, w in law_t), flint.arb(0))
         val = p - e * _gauss_sf(F(0), sd, tt)
-        best = max(best, _frac_lo(val))
+        best = max(best, rational(val, up=False))
     return best
 
 
@@ -259,14 +250,14 @@ def max_test_delta(q: F, shift: F, sigma: F, steps: int, eps: F) -> F:
     """Independent lower bound, the other test: "some release exceeds t". Per release the
     concrete pair is (1−q)N(0, σ²) + qN(shift, σ²) vs N(0, σ²), releases independent."""
     best = F(0)
-    e = _arb(eps).exp()
+    e = ball(eps).exp()
     one = flint.arb(1)
     for t in np.linspace(0, float(shift) + 12 * float(sigma), 241)[1:]:
         tt = F(float(t))
-        s0 = _gauss_sf(F(0), _arb(sigma), tt)
-        p1 = (1 - _arb(q)) * s0 + _arb(q) * _gauss_sf(shift, _arb(sigma), tt)
+        s0 = _gauss_sf(F(0), ball(sigma), tt)
+        p1 = (1 - ball(q)) * s0 + ball(q) * _gauss_sf(shift, ball(sigma), tt)
         val = (one - (one - p1) ** steps) - e * (one - (one - s0) ** steps)
-        best = max(best, _frac_lo(val))
+        best = max(best, rational(val, up=False))
     return best
 
 
