@@ -4,6 +4,7 @@ peers, refinement, and mutants that drop a term."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from fractions import Fraction as F
 
 import mpmath
@@ -90,8 +91,8 @@ def test_a_mutant_that_drops_the_tail_q_mass_is_caught(monkeypatch) -> None:  # 
     real = C._mass
     calls = []
 
-    def forgetful(pair, comps, cuts, cache):  # type: ignore[no-untyped-def]
-        cells, below, above = real(pair, comps, cuts, cache)
+    def forgetful(pair, comps, xs, cuts, cache):  # type: ignore[no-untyped-def]
+        cells, below, above = real(pair, comps, xs, cuts, cache)
         calls.append(1)
         if len(calls) % 2 == 0:  # the Q side
             return cells, C.flint.arb(0), C.flint.arb(0)
@@ -189,15 +190,29 @@ def test_delta_direction_is_one_order() -> None:
 
 def test_the_tolerance_driven_cut_keeps_the_bracket() -> None:
     """`compose(rtol=…)` cuts masses far below the tolerated width (`_cut_bits`): fewer bits
-    than the default, the plain Gaussian's exact δ still inside, the default-cut bracket
-    reproduced to a tenth of rtol, and ε(δ) mode likewise."""
+    than the default, the plain Gaussian's exact δ still inside, the default-cut bracket on
+    the same lattice reproduced to a tenth of rtol; ε(δ) mode likewise cuts."""
     pair, k, eps, rtol = C.poisson_gaussian(F(1), F(4)), 64, F(1), F(1, 100)
-    bits = C._cut_bits(pair, k, C.Grid(), eps, None, rtol)
-    assert C._MIN_CUT_BITS <= bits < C.Grid().negligible_bits
     lo, hi = exact_gaussian_delta(F(8) / F(4), eps)
-    cut = C.compose(pair, k, epsilon=eps, rtol=rtol)
-    full = C.compose(pair, k, epsilon=eps)
+    bits = C._cut_bits(k, C.Grid(), float(lo), float(eps), rtol)
+    assert C._MIN_CUT_BITS <= bits < C.Grid().negligible_bits
+    cut = C.composed(pair, k, C.Grid(negligible_bits=bits)).delta(eps)
+    full = C.composed(pair, k).delta(eps)
     assert cut.lo <= lo and hi <= cut.hi
     assert abs(cut.lo - full.lo) <= rtol / 10 * full.hi
     assert abs(cut.hi - full.hi) <= rtol / 10 * full.hi
-    assert C._cut_bits(pair, k, C.Grid(), None, F(1, 10**5), rtol) < C.Grid().negligible_bits
+    assert C._cut_bits(k, C.Grid(), 1e-5, 1.0, rtol) < C.Grid().negligible_bits
+    assert C._cut_bits(k, C.Grid(), 0.0, 1.0, rtol) == C.Grid().negligible_bits
+
+
+def test_rtol_meets_the_tolerance_and_contains_the_exact_delta() -> None:
+    """`compose(epsilon=…, rtol=…)` chooses its own lattices (probe, O(h²) law, directions
+    dropped once certified irrelevant): whatever it picks, the bracket contains the exact δ
+    of the plain Gaussian and meets rtol."""
+    for sigma, k in ((F(4), 64), (F(2), 16), (F(8), 1024)):
+        theta = F(math.isqrt(k)) / sigma if math.isqrt(k) ** 2 == k else None
+        b = C.compose(C.poisson_gaussian(F(1), sigma), k, epsilon=F(1), rtol=F(1, 100))
+        assert b.hi - b.lo <= F(1, 100) * b.hi
+        if theta is not None:
+            lo, hi = exact_gaussian_delta(theta, F(1))
+            assert b.lo <= lo and hi <= b.hi

@@ -207,8 +207,9 @@ def _support(pair: Pair, grid: Grid) -> tuple[float, float]:
     return min(ends), max(ends)
 
 
-def _cut_points(pair: Pair, grid: Grid) -> list[Fraction]:
-    """Exact dyadic cut points, chosen in floats: two per lattice point ih, at losses just
+def _cut_points(pair: Pair, grid: Grid) -> list[float]:
+    """Cut points (floats: exact dyadic rationals, and exact as arb balls), chosen in floats:
+    two per lattice point ih, at losses just
     below and just above it, so that every cell but the thin ones around lattice points has
     its certified loss range inside one lattice step (the thin ones carry negligible mass).
     Any choice is sound; this one makes the bounds tight."""
@@ -233,39 +234,41 @@ def _cut_points(pair: Pair, grid: Grid) -> list[Fraction]:
     cuts = np.unique(np.concatenate(([lo], x, [hi])))
     if pair.kernel == "laplace":  # flat stretches of the loss still need an x resolution
         cuts = np.unique(np.concatenate((cuts, np.linspace(lo, hi, 4001))))
-    return [Fraction(float(c)) for c in cuts]
+    return [float(c) for c in cuts]
 
 
 # ---------------------------------------------------------------- arb: certified cells
 
 
-def _kernel_values(pair: Pair, c: Fraction, cuts: list[Fraction], xs: list[flint.arb],
+def _kernel_values(pair: Pair, c: Fraction, cuts: list[float], xs: list[flint.arb],
                    ) -> list[tuple[flint.arb, bool]]:
-    """At each cut: the cdf left of the centre c, the survival function right of it (flag)."""
-    s, ca = ball(pair.scale), ball(c)
+    """At each cut: the cdf left of the centre c, the survival function right of it (flag).
+    Which of the two is taken only affects precision (both are enclosures), so floats choose."""
+    s, ca, cf = ball(pair.scale), ball(c), float(c)
+    inv = 1 / s
+    kernel = pair.kernel
     vals = []
     for x, xf in zip(xs, cuts, strict=True):
-        u = (x - ca) / s
-        if xf > c:  # right of the centre: the survival function, no 1 − (1 − tiny)
-            vals.append((kernel_cdf(pair.kernel, -u, True), True))
+        u = (x - ca) * inv
+        if xf > cf:  # right of the centre: the survival function, no 1 − (1 − tiny)
+            vals.append((kernel_cdf(kernel, -u, True), True))
         else:
-            vals.append((kernel_cdf(pair.kernel, u, xf < c), False))
+            vals.append((kernel_cdf(kernel, u, xf < cf), False))
     return vals
 
 
-def _mass(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...], cuts: list[Fraction],
-          cache: dict[Fraction, list[tuple[flint.arb, bool]]],
+def _mass(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...], xs: list[flint.arb],
+          cuts: list[float], cache: dict[Fraction, list[tuple[flint.arb, bool]]],
           ) -> tuple[list[flint.arb], flint.arb, flint.arb]:
     """Masses of the cells [cut_i, cut_{i+1}], of (−∞, cut_0] and of [cut_last, ∞); `cache`
     keeps the kernel values per centre (P and Q often share centres)."""
-    xs = [ball(x) for x in cuts] if not cache else []
     cells = [flint.arb(0)] * (len(cuts) - 1)
     below = flint.arb(0)
     above = flint.arb(0)
     for w, c in comps:
         wa = ball(w)
         if c not in cache:
-            cache[c] = _kernel_values(pair, c, cuts, xs or [ball(x) for x in cuts])
+            cache[c] = _kernel_values(pair, c, cuts, xs)
         vals = cache[c]
         for i in range(len(cuts) - 1):
             (a, a_sf), (b, b_sf) = vals[i], vals[i + 1]
@@ -275,28 +278,47 @@ def _mass(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...], cuts: list[F
                 m = b - a
             else:  # the centre lies inside the cell
                 m = 1 - a - b
-            cells[i] = cells[i] + wa * m
-        below = below + wa * (1 - vals[0][0] if vals[0][1] else vals[0][0])
-        above = above + wa * (vals[-1][0] if vals[-1][1] else 1 - vals[-1][0])
+            cells[i] += wa * m
+        below += wa * (1 - vals[0][0] if vals[0][1] else vals[0][0])
+        above += wa * (vals[-1][0] if vals[-1][1] else 1 - vals[-1][0])
     return cells, below, above
 
 
-def _log_densities(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
-                   cuts: list[Fraction]) -> list[flint.arb]:
-    """log of the mixture density (up to the kernel's constant, common to P and Q) at each cut."""
+def _exponents(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
+               ) -> list[tuple[flint.arb, flint.arb, flint.arb]]:
+    """Component j's log-density up to a term common to P and Q (the kernel's constant and,
+    for the Gaussian, −x²/(2s²)): log w_j + a_j x + b_j with a_j = c_j/s², b_j = −c_j²/(2s²)
+    (Gaussian), or log w_j − |x − c_j|/s (Laplace, returned as (log w_j, c_j, 1/s))."""
     s = ball(pair.scale)
-    xs = [ball(x) for x in cuts]
-    parts = [(ball(w), ball(c)) for w, c in comps]
+    out = []
+    for w, c in comps:
+        ca = ball(c)
+        if pair.kernel == "gauss":
+            out.append((ball(w).log(), ca / (s * s), -(ca * ca) / (2 * s * s)))
+        else:
+            out.append((ball(w).log(), ca, 1 / s))
+    return out
+
+
+def _log_densities(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
+                   xs: list[flint.arb]) -> list[flint.arb]:
+    """log of the mixture density at each cut, up to a term common to P and Q
+    (`_exponents`). arb's exponent range is unbounded, so the sum of exponentials needs no
+    shift against overflow."""
+    terms = _exponents(pair, comps)
+    gauss = pair.kernel == "gauss"
+    if len(terms) == 1:
+        lw, a, b = terms[0]
+        if gauss:
+            return [lw + a * x + b for x in xs]
+        return [lw - abs(x - a) * b for x in xs]
     out = []
     for x in xs:
-        terms = []
-        for w, c in parts:
-            u = (x - c) / s
-            terms.append((w, -u * u / 2 if pair.kernel == "gauss" else -abs(u)))
-        # any common shift is exact (log Σ w e^{e} = u0 + log Σ w e^{e − u0}); floats pick it
-        u0 = flint.arb(max(float(e.mid()) for _, e in terms))
-        tot = sum((w * (e - u0).exp() for w, e in terms), flint.arb(0))
-        out.append(tot.log() + u0)
+        if gauss:
+            tot = sum(((lw + a * x + b).exp() for lw, a, b in terms), flint.arb(0))
+        else:
+            tot = sum(((lw - abs(x - a) * b).exp() for lw, a, b in terms), flint.arb(0))
+        out.append(tot.log())
     return out
 
 
@@ -323,13 +345,14 @@ def _steps(pair: Pair | FinitePair, grid: Grid) -> tuple[_Step, _Step]:
     if isinstance(pair, FinitePair) or pair.kernel in _DISCRETE:
         return _atom_steps(pair, grid, ha)
     cuts = _cut_points(pair, grid)
+    xs = [flint.arb(x) for x in cuts]  # exact: floats are dyadic
     cache: dict[Fraction, list[tuple[flint.arb, bool]]] = {}
-    pm, p_below, p_above = _mass(pair, pair.p, cuts, cache)
-    qm, q_below, q_above = _mass(pair, pair.q, cuts, cache)
-    losses = [a - b for a, b in zip(_log_densities(pair, pair.p, cuts),
-                                    _log_densities(pair, pair.q, cuts), strict=True)]
-    idx_lo = [_floor_div(loss, h, up=False) for loss in losses]
-    idx_hi = [_floor_div(loss, h, up=True) for loss in losses]
+    pm, p_below, p_above = _mass(pair, pair.p, xs, cuts, cache)
+    qm, q_below, q_above = _mass(pair, pair.q, xs, cuts, cache)
+    losses = [a - b for a, b in zip(_log_densities(pair, pair.p, xs),
+                                    _log_densities(pair, pair.q, xs), strict=True)]
+    idx_lo = _lattice_index(losses, h, up=False)
+    idx_hi = _lattice_index(losses, h, up=True)
     # cell i spans [cut_i, cut_{i+1}]: its loss lies between its ends' (monotone loss); the
     # mass below cut_0 has loss at most loss(cut_0), above cut_last at least loss(cut_last)
     return _both(pm, qm, p_below, p_above, q_below, q_above, idx_lo[:-1], idx_hi[1:],
@@ -350,8 +373,8 @@ def _atom_steps(pair: Pair | FinitePair, grid: Grid, ha: flint.arb) -> tuple[_St
         zero = flint.arb(0)
         return _both([zero], [zero], at.p_below, at.p_above, at.q_below, at.q_above,
                      [0], [0], (0, 0), (0, 0), ha)
-    lo_idx = [_floor_div(loss, grid.h, up=False) for loss in at.loss]
-    hi_idx = [_floor_div(loss, grid.h, up=True) for loss in at.loss]
+    lo_idx = _lattice_index(at.loss, grid.h, up=False)
+    hi_idx = _lattice_index(at.loss, grid.h, up=True)
     return _both(list(at.p), list(at.q), at.p_below, at.p_above, at.q_below, at.q_above,
                  lo_idx, hi_idx, (lo_idx[0], hi_idx[0]), (lo_idx[-1], hi_idx[-1]), ha)
 
@@ -371,12 +394,12 @@ def _both(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb, p_above:
     return fwd, rev
 
 
-def _floor_div(x: flint.arb, h: Fraction, up: bool) -> int:
-    """floor(lower end of x / h) (up=False) or ceil(upper end of x / h) (up=True)."""
-    y = x / ball(h)
+def _lattice_index(xs: list[flint.arb], h: Fraction, up: bool) -> list[int]:
+    """floor(lower end of x / h) (up=False) or ceil(upper end of x / h) (up=True), each x."""
+    inv = 1 / ball(h)
     if up:
-        return int(y.upper().ceil().unique_fmpz())
-    return int(y.lower().floor().unique_fmpz())
+        return [int((x * inv).upper().ceil().unique_fmpz()) for x in xs]
+    return [int((x * inv).lower().floor().unique_fmpz()) for x in xs]
 
 
 def _direction(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb,
@@ -395,6 +418,13 @@ def _direction(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb,
     lp = [flint.arb(0)] * size
     lq = [flint.arb(0)] * size
     zero = flint.arb(0)
+    exps: dict[int, flint.arb] = {}  # e^{−hi}: neighbouring cells share their ends
+
+    def e(i: int) -> flint.arb:
+        if i not in exps:
+            exps[i] = (-(ha * i)).exp()
+        return exps[i]
+
     for i in range(n):
         a, b = cell_lo[i], cell_hi[i]
         P, Q = pm[i], qm[i]
@@ -403,7 +433,7 @@ def _direction(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb,
         if a == b:
             up[a - off] += P
             continue
-        ea, eb = (-(ha * a)).exp(), (-(ha * b)).exp()
+        ea, eb = e(a), e(b)
         xa = (Q - P * eb) / (ea - eb)
         # keep the enclosure's lower end at a (clipped to [0, P]); the rest of P goes to b
         xa_lo = xa.lower()
@@ -462,8 +492,9 @@ def _total(v: _Vec) -> flint.arb:
 
 
 def _mul(x: _Vec, y: _Vec) -> _Vec:
-    prod = (flint.arb_poly(x.c) * flint.arb_poly(y.c)).coeffs()
-    c = list(prod)
+    px = flint.arb_poly(x.c)
+    # one object for a square: flint then takes its squaring path (about 1.7× faster)
+    c = (px * px if x is y else px * flint.arb_poly(y.c)).coeffs()
     # +∞ mass (upper) or a bucket vector's dropped mass (counted where it is subtracted)
     out = x.out * (_total(y) + y.out) + _total(x) * y.out
     return _Vec(c, x.off + y.off, out)
@@ -535,13 +566,14 @@ def _power(step: _Step, key: str, k: int, grid: Grid, h: float) -> _Vec:
 
 @dataclass(frozen=True)
 class Composed:
-    """The k-fold composed vectors of both directions; δ(ε) for any ε is cheap from here."""
+    """The k-fold composed vectors of both directions (or of those asked for); δ(ε) for any
+    ε is cheap from here."""
 
     pair: Pair | FinitePair
     steps: int
     grid: Grid
-    step_of: tuple[_Step, ...]   # per direction
-    upper: tuple[_Vec, ...]      # per direction: the composed connect-the-dots vector
+    step_of: tuple[_Step, ...]          # per direction
+    upper: tuple[_Vec | None, ...]      # per direction: the composed connect-the-dots vector
     _lower_vecs: dict[int, tuple[_Vec, _Vec]] = field(default_factory=dict, repr=False)
 
     def _lower(self, d: int, eps: Fraction) -> Fraction:
@@ -556,24 +588,48 @@ class Composed:
 
     def delta(self, epsilon: Fraction) -> Bracket:
         """A certified bracket of δ(ε) = max over the two directions."""
+        if any(up is None for up in self.upper):
+            raise ValueError("δ(ε) needs both directions composed")
+        return _max_bracket(self.directions(Fraction(epsilon)))
+
+    def directions(self, epsilon: Fraction,
+                   known: tuple[Bracket | None, ...] = (None, None)) -> tuple[Bracket, ...]:
+        """Certified brackets of each order's δ(ε) (direction 0: δ_{P^k‖Q^k}, 1: δ_{Q^k‖P^k}),
+        each intersected with an earlier certified bracket in `known` (any lattice's is);
+        a direction not composed here takes its `known` bracket. Only as much is computed as
+        the maximum needs: a direction's lower end is left at its known one (or 0) when its
+        upper end lies below another direction's lower end."""
         eps = Fraction(epsilon)
-        his = [_upper(up, eps, self.grid.h) for up in self.upper]
-        order = sorted(range(len(his)), key=lambda d: -his[d])
-        lo = Fraction(0)
-        for d in order:  # the largest upper bound first; stop once no direction can matter
-            if his[d] <= lo:
-                break
-            lo = max(lo, self._lower(d, eps))
-        hi = max(his)
-        if lo > hi:
-            raise ArithmeticError(f"inconsistent δ bracket [{lo}, {hi}]: a bug, not a result")
-        return Bracket(max(lo, Fraction(0)), min(hi, Fraction(1)))
+        his: list[Fraction] = []
+        for d, up in enumerate(self.upper):
+            k = known[d]
+            if up is None:
+                if k is None:
+                    raise ValueError(f"direction {d} was not composed and has no known bracket")
+                his.append(k.hi)
+            else:
+                hi = _upper(up, eps, self.grid.h)
+                his.append(min(hi, k.hi) if k is not None else hi)
+        los = [k.lo if k is not None else Fraction(0) for k in known]
+        for d in sorted(range(len(his)), key=lambda d: -his[d]):
+            # the largest upper end first; a direction below the best lower end cannot matter
+            if his[d] > max(los):
+                los[d] = max(los[d], self._lower(d, eps))
+        out = []
+        for lo, hi in zip(los, his, strict=True):
+            if lo > hi:
+                raise ArithmeticError(f"inconsistent δ bracket [{lo}, {hi}]: a bug, not a result")
+            out.append(Bracket(max(lo, Fraction(0)), min(hi, Fraction(1))))
+        return tuple(out)
 
     def delta_direction(self, epsilon: Fraction, direction: int) -> Bracket:
         """A certified bracket of one order's δ: direction 0 is δ_{P^k‖Q^k}(ε), 1 is
         δ_{Q^k‖P^k}(ε) (a mixture over k with a revealed label needs one order throughout)."""
         eps = Fraction(epsilon)
-        hi = _upper(self.upper[direction], eps, self.grid.h)
+        up = self.upper[direction]
+        if up is None:
+            raise ValueError(f"direction {direction} was not composed")
+        hi = _upper(up, eps, self.grid.h)
         lo = self._lower(direction, eps) if hi > 0 else Fraction(0)
         if lo > hi:
             raise ArithmeticError(f"inconsistent δ bracket [{lo}, {hi}]: a bug, not a result")
@@ -586,6 +642,11 @@ class Composed:
         if not 0 < delta < 1:
             raise ValueError("δ must lie in (0, 1)")
         return invert_delta(self.delta, delta, tol)
+
+
+def _max_bracket(per: tuple[Bracket, ...]) -> Bracket:
+    """The bracket of max_d δ_d from brackets of each δ_d."""
+    return Bracket(max(b.lo for b in per), max(b.hi for b in per))
 
 
 def invert_delta(delta: Callable[[Fraction], Bracket], target: Fraction,
@@ -676,14 +737,19 @@ def _lower(lp: _Vec, lq: _Vec, eps: Fraction, reverse: bool = False) -> Fraction
     return max(rational(val, up=False), Fraction(0))
 
 
-def composed(pair: Pair | FinitePair, steps: int, grid: Grid = Grid()) -> Composed:
-    """The certified k-fold composition of `pair` (both directions) on `grid`."""
+def composed(pair: Pair | FinitePair, steps: int, grid: Grid = Grid(),
+             directions: tuple[int, ...] = (0, 1)) -> Composed:
+    """The certified k-fold composition of `pair` on `grid`: the upper vectors of the listed
+    directions (0: P‖Q, 1: Q‖P; both by default), the bucket vectors when first needed."""
     if not isinstance(steps, int) or steps < 1:
         raise ValueError("steps must be a positive integer")
+    if not directions or not set(directions) <= {0, 1}:
+        raise ValueError("directions: a non-empty subset of (0, 1)")
     h = float(grid.h)
     steps_of = _steps(pair, grid)
     return Composed(pair, steps, grid, steps_of,
-                    tuple(_power(s, "upper", steps, grid, h) for s in steps_of))
+                    tuple(_power(s, "upper", steps, grid, h) if d in directions else None
+                          for d, s in enumerate(steps_of)))
 
 
 def compose(pair: Pair | FinitePair, steps: int, *, epsilon: Fraction | None = None,
@@ -692,12 +758,16 @@ def compose(pair: Pair | FinitePair, steps: int, *, epsilon: Fraction | None = N
     """Certified δ(ε) (give `epsilon`) or ε(δ) (give `delta`) after `steps` compositions of
     `pair`, as a `Bracket` with exact rational ends.
 
-    With `rtol`, the lattice step is refined (at most `max_refinements` times) until the
-    bracket's relative width (hi − lo)/hi is at most `rtol`: each time by the factor that the
-    O(h²) law of the discretisation error predicts (between 2 and 8; 2 when nothing can be
-    predicted), since the work grows as 1/h and halving step by step would pay for every
-    intermediate lattice. Every bracket on the way is certified, and the last one is returned
-    whether or not it met `rtol`."""
+    With `rtol`, the lattice is chosen to make the bracket's relative width (hi − lo)/hi at
+    most `rtol`. For δ(ε), a probe on a lattice `_PROBE_H` times coarser than ``grid.h``
+    comes first (returned if it already meets `rtol`); where its width is in the O(h²)
+    regime of the discretisation error, that law picks the first real lattice, which may be
+    coarser than ``grid.h`` (q = 1/100, σ = 3/5, k = 1000 meets 1 % at h ≈ 1/150, not 1/1000),
+    and the probe's certified δ sets the negligible cut (`_cut_bits`). Then the lattice is
+    refined (at most `max_refinements` times) by the factor the law predicts (between 2 and
+    8; 2 when nothing can be predicted): the work grows as 1/h, and halving step by step would
+    pay for every intermediate lattice. Every bracket on the way is certified, and the last
+    one is returned whether or not it met `rtol`."""
     if (epsilon is None) == (delta is None):
         raise ValueError("give exactly one of epsilon= or delta=")
     if epsilon is not None and Fraction(epsilon) < 0:
@@ -705,50 +775,108 @@ def compose(pair: Pair | FinitePair, steps: int, *, epsilon: Fraction | None = N
     if delta is not None and not 0 < Fraction(delta) < 1:
         raise ValueError("δ must lie in (0, 1)")
     caller_bits = grid.negligible_bits
+
+    def meets(b: Bracket) -> bool:
+        return rtol is None or b.hi == 0 or (b.hi - b.lo) <= Fraction(rtol) * b.hi
+
+    if epsilon is not None and rtol is not None:
+        return _refine_delta(pair, steps, Fraction(epsilon), grid, Fraction(rtol),
+                             max_refinements)
     if rtol is not None:
-        grid = replace(grid, negligible_bits=_cut_bits(pair, steps, grid, epsilon, delta,
+        # ε(δ): the ε found is not known yet; e^1 is a guess
+        grid = replace(grid, negligible_bits=_cut_bits(steps, grid, float(delta), 1.0,  # type: ignore[arg-type]
                                                        Fraction(rtol)))
     while True:
         c = composed(pair, steps, grid)
         b = c.delta(Fraction(epsilon)) if epsilon is not None else c.epsilon(Fraction(delta))  # type: ignore[arg-type]
-        done = rtol is None or b.hi == 0 or (b.hi - b.lo) <= Fraction(rtol) * b.hi
-        if done or max_refinements <= 0:
+        if meets(b) or max_refinements <= 0:
             return b
-        # floats only choose the next lattice; aim at 80 % of rtol
-        width = float((b.hi - b.lo) / b.hi)
-        factor = min(max(math.sqrt(width / (0.8 * float(rtol))), 2.0), 8.0) if b.lo > 0 else 2.0
-        # the caller's z and windows kept; the cut moves toward the caller's, in case the
-        # width was the cut's
-        grid = replace(grid, h=grid.h / Fraction(factor).limit_denominator(64),
-                       negligible_bits=min(caller_bits, grid.negligible_bits + 8))
+        grid = _finer(grid, b, Fraction(rtol), caller_bits)  # type: ignore[arg-type]
         max_refinements -= 1
 
 
-_PROBE_H = 10          # the probe's lattice is this much coarser than the caller's
+def _refine_delta(pair: Pair | FinitePair, steps: int, eps: Fraction, grid: Grid,
+                  rtol: Fraction, max_refinements: int) -> Bracket:
+    """`compose(epsilon=…, rtol=…)`: probe, first lattice, refinements (see `compose`).
+    Every lattice's per-direction brackets are certified, so each level intersects them
+    with the earlier ones, and a direction whose certified upper end lies below the best
+    certified lower end of δ is not composed again: δ = max of the two orders cannot be it."""
+    caller_bits = grid.negligible_bits
+    bits = min(grid.negligible_bits, _MIN_CUT_BITS)
+    known: tuple[Bracket | None, ...] = (None, None)
+    b = Bracket(Fraction(0), Fraction(1))
+
+    def level(g: Grid) -> tuple[Bracket, ...]:
+        dirs = tuple(d for d in (0, 1) if known[d] is None or known[d].hi > b.lo)  # type: ignore[union-attr]
+        return composed(pair, steps, g, dirs).directions(eps, known)
+
+    for shrink in _PROBES:
+        probe_h = grid.h * _PROBE_H / shrink
+        known = level(replace(grid, h=probe_h, negligible_bits=bits))
+        b = _max_bracket(known)  # type: ignore[arg-type]
+        if b.hi == 0 or b.hi - b.lo <= rtol * b.hi:
+            return b
+        if b.lo == 0:  # nothing certified: perhaps the coarse cut hid a tiny δ
+            bits = caller_bits
+            continue
+        bits = _cut_bits(steps, grid, float(b.lo), float(eps), rtol)
+        if b.hi - b.lo < _LAW_REGIME * b.hi:
+            break
+    grid = replace(grid, negligible_bits=bits if b.lo > 0 else caller_bits,
+                   h=_first_h(grid, probe_h, b, rtol))
+    while True:
+        known = level(grid)
+        b = _max_bracket(known)  # type: ignore[arg-type]
+        if b.hi == 0 or b.hi - b.lo <= rtol * b.hi or max_refinements <= 0:
+            return b
+        grid = _finer(grid, b, rtol, caller_bits)
+        max_refinements -= 1
+
+
+def _finer(grid: Grid, b: Bracket, rtol: Fraction, caller_bits: int) -> Grid:
+    """The next lattice after a bracket that missed `rtol`: finer by the factor the O(h²) law
+    predicts (between 2 and 8; 2 when nothing can be predicted). The caller's z and windows
+    are kept; the cut moves toward the caller's, in case the width was the cut's."""
+    width = float((b.hi - b.lo) / b.hi)
+    factor = min(max(math.sqrt(width / (_AIM * float(rtol))), 2.0), 8.0) if b.lo > 0 else 2.0
+    return replace(grid, h=grid.h / Fraction(factor).limit_denominator(64),
+                   negligible_bits=min(caller_bits, grid.negligible_bits + 8))
+
+
+_PROBE_H = 10          # the first probe's lattice is this much coarser than the caller's
+_PROBES = (1, 3)       # probe lattices: _PROBE_H·h, then _PROBE_H·h/3 if the first said nothing
 _MIN_CUT_BITS = 40
+_AIM = 0.8             # floats choose each next lattice to reach this fraction of rtol
+_LAW_REGIME = 0.8      # a probe wider than this is saturated: the O(h²) law says nothing
+_PROBE_ORDER = 1.75    # the order of the width in h between the probe and the first lattice
 
 
-def _cut_bits(pair: Pair | FinitePair, steps: int, grid: Grid, epsilon: Fraction | None,
-              delta: Fraction | None, rtol: Fraction) -> int:
+def _first_h(grid: Grid, probe_h: Fraction, probe: Bracket, rtol: Fraction) -> Fraction:
+    """The first lattice after the probe: the O(h²) law's prediction from the probe's width
+    when the probe is in its regime, else the caller's h. On the Poisson Gaussian the widths
+    shrink as h^1.8 from h = 1/100 to 1/300 and as h^2 from 1/300 to 1/1000, so the jump from
+    the probe uses the smaller order. Floats only choose a lattice; any lattice is sound."""
+    if probe.lo <= 0:
+        return grid.h
+    width = float((probe.hi - probe.lo) / probe.hi)
+    if width >= _LAW_REGIME:
+        return grid.h
+    factor = min(max((width / (_AIM * float(rtol))) ** (1 / _PROBE_ORDER), 1.5), 64.0)
+    return probe_h / Fraction(factor).limit_denominator(64)
+
+
+def _cut_bits(steps: int, grid: Grid, scale: float, eps: float, rtol: Fraction) -> int:
     """The negligible cut for `compose(rtol=…)`: every mass cut at a window's end moves δ's
     bracket by at most (1 + e^ε) times itself, and all cuts together are at most
     (steps + 2·log2 steps)·L·2^-bits for vectors of L ≤ 10^5 entries (a cut in one step's
     vector is carried by each of the others). Cuts of a tenth of the tolerated width by that
     (loose) bound cost nothing visible — q = 1/100, σ = 1, k = 1000: the same bracket to 8
     digits at 50 bits as at 75 — and far fewer lattice points stay in play.
-    The δ scale is the target δ, or a certified lower bound of δ(ε) from a coarse probe;
-    when the probe certifies nothing, the caller's cut stands. Floats only choose the cut;
+    The δ scale is the target δ, or a certified lower bound of δ(ε) from the probe; when it
+    is 0 (the probe certified nothing), the caller's cut stands. Floats only choose the cut;
     every cut is sound (module docstring, 4)."""
-    if delta is not None:
-        scale, eps = float(delta), 1.0  # ε(δ): the ε found is not known yet; e^1 is a guess
-    else:
-        assert epsilon is not None
-        probe_grid = replace(grid, h=grid.h * _PROBE_H,
-                             negligible_bits=min(grid.negligible_bits, _MIN_CUT_BITS))
-        scale = float(composed(pair, steps, probe_grid).delta(Fraction(epsilon)).lo)
-        eps = float(epsilon)
-        if scale <= 0:
-            return grid.negligible_bits
+    if scale <= 0:
+        return grid.negligible_bits
     budget = scale * float(rtol) / 10 / (1 + math.exp(min(eps, 50.0)))
     need = math.ceil(math.log2((steps + 2 * math.log2(steps + 1)) * 1e5 / budget))
     return min(grid.negligible_bits, max(_MIN_CUT_BITS, need))
