@@ -91,8 +91,8 @@ def test_a_mutant_that_drops_the_tail_q_mass_is_caught(monkeypatch) -> None:  # 
     real = C._mass
     calls = []
 
-    def forgetful(pair, comps, xs, cuts, cache):  # type: ignore[no-untyped-def]
-        cells, below, above = real(pair, comps, xs, cuts, cache)
+    def forgetful(comps, n_cuts, reach):  # type: ignore[no-untyped-def]
+        cells, below, above = real(comps, n_cuts, reach)
         calls.append(1)
         if len(calls) % 2 == 0:  # the Q side
             return cells, C.flint.arb(0), C.flint.arb(0)
@@ -216,3 +216,73 @@ def test_rtol_meets_the_tolerance_and_contains_the_exact_delta() -> None:
         if theta is not None:
             lo, hi = exact_gaussian_delta(theta, F(1))
             assert b.lo <= lo and hi <= b.hi
+
+
+def _true_cell_masses(pair: C.Pair, cuts: list[float]) -> list[mpmath.mpf]:
+    """Σ_j w_j (Φ((x_{i+1} − c_j)/s) − Φ((x_i − c_j)/s)) at 40 digits, every cell."""
+    with mpmath.workdps(40):
+        s = mpmath.mpf(pair.scale.numerator) / pair.scale.denominator
+
+        def cdf(x: float, c: F) -> mpmath.mpf:
+            return mpmath.ncdf((mpmath.mpf(x) - mpmath.mpf(c.numerator) / c.denominator) / s)
+
+        out = []
+        for a, b in zip(cuts, cuts[1:], strict=False):
+            out.append(sum(mpmath.mpf(w.numerator) / w.denominator * (cdf(b, c) - cdf(a, c))
+                           for w, c in pair.p))
+        return out
+
+
+def _contains(ball: C.flint.arb, x: mpmath.mpf) -> bool:
+    return float(ball.lower()) <= float(x) * (1 + 1e-12) and float(x) * (1 - 1e-12) <= float(ball.upper())
+
+
+@pytest.mark.parametrize("drop_bounds", [False, True])
+def test_cell_masses_outside_a_components_reach_are_still_enclosed(drop_bounds, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Each component is evaluated only at the cuts of its reach (`_reaches`); every other
+    cell gets an unknown share bounded by the component's tail. Two components 30 scales apart
+    with a short reach (small cut) leave cells in the middle out of reach of both: the
+    enclosures must still contain the true masses (mpmath, 40 digits). A mutant that drops the
+    tail bounds leaves those cells at 0 and is caught."""
+    pair = C.mixture_gaussian(((0, F(1, 2)), (30, F(1, 2))), F(1), substitution=True)
+    grid = C.Grid(h=F(1, 2), negligible_bits=4)
+    cuts = C._cut_points(pair, grid)
+    reach = C._reaches(pair, cuts, grid)
+    assert any(r.j0 > 0 or r.j1 < len(cuts) - 1 for r in reach.values())
+    if drop_bounds:
+        monkeypatch.setattr(C, "_up_to", lambda x: C.flint.arb(0))
+    cells, _, _ = C._mass(pair.p, len(cuts), reach)
+    truth = _true_cell_masses(pair, cuts)
+    ok = all(_contains(b, t) for b, t in zip(cells, truth, strict=True))
+    assert ok != drop_bounds
+
+
+def test_log_densities_of_integer_centres_enclose_the_loss() -> None:
+    """The polynomial route (`_log_polynomial`, integer centres) and the generic route both
+    enclose the privacy loss log p(x)/q(x) computed by mpmath at 40 digits; the polynomial
+    route's shift u^{c_min} matters (Q's centres are negative here)."""
+    law = ((0, F(1, 3)), (1, F(1, 3)), (4, F(1, 3)))
+    pair = C.mixture_gaussian(law, F(1, 2), substitution=True)
+    xs_f = [-3.25, -1.0, 0.0, 0.375, 2.5, 5.125]
+    xs = [C.flint.arb(x) for x in xs_f]
+
+    def loss(x: float) -> mpmath.mpf:
+        with mpmath.workdps(40):
+            def dens(comps: tuple[tuple[F, F], ...]) -> mpmath.mpf:
+                return sum(mpmath.mpf(w.numerator) / w.denominator
+                           * mpmath.npdf(x, mpmath.mpf(c.numerator) / c.denominator, 0.5)
+                           for w, c in comps)
+            return mpmath.log(dens(pair.p) / dens(pair.q))
+
+    poly = [a - b for a, b in zip(C._log_densities(pair, pair.p, xs),
+                                  C._log_densities(pair, pair.q, xs), strict=True)]
+    generic = [a - b for a, b in zip(
+        [sum(((lw + a * x + b).exp() for lw, a, b in C._exponents(pair, pair.p)),
+             C.flint.arb(0)).log() for x in xs],
+        [sum(((lw + a * x + b).exp() for lw, a, b in C._exponents(pair, pair.q)),
+             C.flint.arb(0)).log() for x in xs], strict=True)]
+    for x, p, g in zip(xs_f, poly, generic, strict=True):
+        t = float(loss(x))
+        assert float(p.lower()) - 1e-12 <= t <= float(p.upper()) + 1e-12
+        assert float(g.lower()) - 1e-12 <= t <= float(g.upper()) + 1e-12
+        assert p.rad() < 1e-9

@@ -204,6 +204,8 @@ def _support(pair: Pair, grid: Grid) -> tuple[float, float]:
         r = math.sqrt(2 * budget) if pair.kernel != "laplace" else budget
         r = min(float(grid.z), r + 1)
         ends += [float(c) - r * float(pair.scale), float(c) + r * float(pair.scale)]
+    if not ends:  # a cut so coarse that every component is negligible: their centres
+        ends = [float(c) + d * float(pair.scale) for _, c in pair.p + pair.q for d in (-1, 1)]
     return min(ends), max(ends)
 
 
@@ -240,16 +242,49 @@ def _cut_points(pair: Pair, grid: Grid) -> list[float]:
 # ---------------------------------------------------------------- arb: certified cells
 
 
-def _kernel_values(pair: Pair, c: Fraction, cuts: list[float], xs: list[flint.arb],
-                   ) -> list[tuple[flint.arb, bool]]:
+_REACH_EXTRA_BITS = 40  # a component is evaluated where its mass exceeds 2^-(cut + this)
+
+
+@dataclass(frozen=True)
+class _Reach:
+    """Component centre c is evaluated exactly at the cuts j0..j1 only (chosen in floats);
+    outside them its contribution is bounded (rigorously, from its values at j0 and j1)."""
+
+    j0: int
+    j1: int
+    vals: list[tuple[flint.arb, bool]]  # `_kernel_values` at cuts j0..j1
+
+
+def _reaches(pair: Pair, cuts: list[float], grid: Grid) -> dict[Fraction, _Reach]:
+    """Per centre, the cuts where the component's weighted mass is not negligible: a mixture
+    of many components (a law of K) spans far more cuts than any one component reaches, and
+    evaluating every kernel at every cut was most of the work (MUST Table 8's laws)."""
+    arr = np.asarray(cuts)
+    weight: dict[Fraction, Fraction] = {}
+    for w, c in pair.p + pair.q:
+        weight[c] = max(weight.get(c, Fraction(0)), w)
+    out = {}
+    sf = float(pair.scale)
+    for c, w in weight.items():
+        budget = math.log(float(w)) + (grid.negligible_bits + _REACH_EXTRA_BITS) * math.log(2)
+        r = (math.sqrt(2 * budget) if pair.kernel != "laplace" else budget) + 1 if budget > 0 else 1.0
+        j0 = max(int(np.searchsorted(arr, float(c) - r * sf)) - 1, 0)
+        j1 = min(int(np.searchsorted(arr, float(c) + r * sf, side="right")), len(cuts) - 1)
+        if j1 <= j0:
+            j0, j1 = 0, len(cuts) - 1
+        out[c] = _Reach(j0, j1, _kernel_values(pair, c, cuts[j0:j1 + 1]))
+    return out
+
+
+def _kernel_values(pair: Pair, c: Fraction, cuts: list[float]) -> list[tuple[flint.arb, bool]]:
     """At each cut: the cdf left of the centre c, the survival function right of it (flag).
     Which of the two is taken only affects precision (both are enclosures), so floats choose."""
-    s, ca, cf = ball(pair.scale), ball(c), float(c)
-    inv = 1 / s
+    ca, cf = ball(c), float(c)
+    inv = 1 / ball(pair.scale)
     kernel = pair.kernel
     vals = []
-    for x, xf in zip(xs, cuts, strict=True):
-        u = (x - ca) * inv
+    for xf in cuts:
+        u = (flint.arb(xf) - ca) * inv  # floats are dyadic: exact balls
         if xf > cf:  # right of the centre: the survival function, no 1 − (1 − tiny)
             vals.append((kernel_cdf(kernel, -u, True), True))
         else:
@@ -257,21 +292,37 @@ def _kernel_values(pair: Pair, c: Fraction, cuts: list[float], xs: list[flint.ar
     return vals
 
 
-def _mass(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...], xs: list[flint.arb],
-          cuts: list[float], cache: dict[Fraction, list[tuple[flint.arb, bool]]],
-          ) -> tuple[list[flint.arb], flint.arb, flint.arb]:
-    """Masses of the cells [cut_i, cut_{i+1}], of (−∞, cut_0] and of [cut_last, ∞); `cache`
-    keeps the kernel values per centre (P and Q often share centres)."""
-    cells = [flint.arb(0)] * (len(cuts) - 1)
+def _cdf(v: tuple[flint.arb, bool]) -> flint.arb:
+    return 1 - v[0] if v[1] else v[0]
+
+
+def _sf(v: tuple[flint.arb, bool]) -> flint.arb:
+    return v[0] if v[1] else 1 - v[0]
+
+
+def _up_to(x: flint.arb) -> flint.arb:
+    """A ball containing [0, x] (x ≥ 0): an unknown share of at most x."""
+    return flint.arb(0).union(flint.arb(x.upper()))
+
+
+def _mass(comps: tuple[tuple[Fraction, Fraction], ...], n_cuts: int,
+          reach: dict[Fraction, _Reach]) -> tuple[list[flint.arb], flint.arb, flint.arb]:
+    """Masses of the cells [cut_i, cut_{i+1}], of (−∞, cut_0] and of [cut_last, ∞). A
+    component contributes exactly to the cells between its reach's cuts j0 and j1; each cell
+    left of j0 lies in (−∞, cut_j0] and gets an unknown share of at most w·cdf(cut_j0), each
+    cell right of j1 at most w·sf(cut_j1) (sound whatever floats chose for j0, j1)."""
+    n = n_cuts - 1
+    cells = [flint.arb(0)] * n
     below = flint.arb(0)
     above = flint.arb(0)
+    left = [flint.arb(0)] * (n + 1)   # left[t]: bounds for the cells i < t
+    right = [flint.arb(0)] * (n + 1)  # right[t]: bounds for the cells i ≥ t
     for w, c in comps:
         wa = ball(w)
-        if c not in cache:
-            cache[c] = _kernel_values(pair, c, cuts, xs)
-        vals = cache[c]
-        for i in range(len(cuts) - 1):
-            (a, a_sf), (b, b_sf) = vals[i], vals[i + 1]
+        rc = reach[c]
+        vals, j0 = rc.vals, rc.j0
+        for i in range(j0, rc.j1):
+            (a, a_sf), (b, b_sf) = vals[i - j0], vals[i + 1 - j0]
             if a_sf and b_sf:
                 m = a - b
             elif not a_sf and not b_sf:
@@ -279,8 +330,25 @@ def _mass(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...], xs: list[fli
             else:  # the centre lies inside the cell
                 m = 1 - a - b
             cells[i] += wa * m
-        below += wa * (1 - vals[0][0] if vals[0][1] else vals[0][0])
-        above += wa * (vals[-1][0] if vals[-1][1] else 1 - vals[-1][0])
+        lo_tail, hi_tail = wa * _cdf(vals[0]), wa * _sf(vals[-1])
+        below += lo_tail if j0 == 0 else _up_to(lo_tail)
+        above += hi_tail if rc.j1 == n else _up_to(hi_tail)
+        if j0 > 0:
+            left[j0] += lo_tail
+        if rc.j1 < n:
+            right[rc.j1] += hi_tail
+    extra = flint.arb(0)
+    for i in range(n - 1, -1, -1):  # Σ_{t > i} left[t]
+        extra += left[i + 1]
+        left[i + 1] = extra
+    extra = flint.arb(0)
+    for i in range(n):              # Σ_{t ≤ i} right[t]
+        extra += right[i]
+        right[i] = extra
+    for i in range(n):
+        e = left[i + 1] + right[i]
+        if e.upper() > 0:
+            cells[i] += _up_to(e)
     return cells, below, above
 
 
@@ -306,19 +374,39 @@ def _log_densities(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
     (`_exponents`). arb's exponent range is unbounded, so the sum of exponentials needs no
     shift against overflow."""
     terms = _exponents(pair, comps)
-    gauss = pair.kernel == "gauss"
+    if pair.kernel == "gauss":
+        if len(terms) == 1:
+            lw, a, b = terms[0]
+            return [lw + a * x + b for x in xs]
+        if all(Fraction(c).denominator == 1 for _, c in comps):
+            return _log_polynomial(pair, comps, xs)
+        return [sum(((lw + a * x + b).exp() for lw, a, b in terms), flint.arb(0)).log()
+                for x in xs]
     if len(terms) == 1:
         lw, a, b = terms[0]
-        if gauss:
-            return [lw + a * x + b for x in xs]
         return [lw - abs(x - a) * b for x in xs]
+    return [sum(((lw - abs(x - a) * b).exp() for lw, a, b in terms), flint.arb(0)).log()
+            for x in xs]
+
+
+def _log_polynomial(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
+                    xs: list[flint.arb]) -> list[flint.arb]:
+    """`_log_densities` for a Gaussian mixture with integer centres (every law of K): with
+    u = e^{x/s²} the shifted density Σ_j w_j e^{c_j x/s² − c_j²/(2s²)} is u^{c_min} times a
+    polynomial in u with positive coefficients (no cancellation), evaluated by flint:
+    one exp, one polynomial and one log per cut instead of one exp per component."""
+    s2 = ball(pair.scale) ** 2
+    low = min(int(c) for _, c in comps)
+    coeffs = [flint.arb(0)] * (max(int(c) for _, c in comps) - low + 1)
+    for w, c in comps:
+        ca = ball(c)
+        coeffs[int(c) - low] += ball(w) * (-(ca * ca) / (2 * s2)).exp()
+    poly = flint.arb_poly(coeffs)
+    inv = 1 / s2
     out = []
     for x in xs:
-        if gauss:
-            tot = sum(((lw + a * x + b).exp() for lw, a, b in terms), flint.arb(0))
-        else:
-            tot = sum(((lw - abs(x - a) * b).exp() for lw, a, b in terms), flint.arb(0))
-        out.append(tot.log())
+        t = x * inv
+        out.append(poly(t.exp()).log() + low * t)
     return out
 
 
@@ -345,10 +433,10 @@ def _steps(pair: Pair | FinitePair, grid: Grid) -> tuple[_Step, _Step]:
     if isinstance(pair, FinitePair) or pair.kernel in _DISCRETE:
         return _atom_steps(pair, grid, ha)
     cuts = _cut_points(pair, grid)
+    reach = _reaches(pair, cuts, grid)
+    pm, p_below, p_above = _mass(pair.p, len(cuts), reach)
+    qm, q_below, q_above = _mass(pair.q, len(cuts), reach)
     xs = [flint.arb(x) for x in cuts]  # exact: floats are dyadic
-    cache: dict[Fraction, list[tuple[flint.arb, bool]]] = {}
-    pm, p_below, p_above = _mass(pair, pair.p, xs, cuts, cache)
-    qm, q_below, q_above = _mass(pair, pair.q, xs, cuts, cache)
     losses = [a - b for a, b in zip(_log_densities(pair, pair.p, xs),
                                     _log_densities(pair, pair.q, xs), strict=True)]
     idx_lo = _lattice_index(losses, h, up=False)
