@@ -600,3 +600,34 @@ def test_randomized_response_rounds_a_huge_inclusion_probability_outward() -> No
         assert d.lower is not None
         up, low = d.pair.p[0][1], d.lower.p[0][1]  # the b-coefficient of atom 1 is π
         assert low <= exact <= up and up - low <= F(2, 2**96)
+
+
+def _opacus_accountants() -> None:
+    """Opacus's accountants import torch; skip when it is absent (the [peers] extra leaves
+    torch out: .ci/run installs the CPU build when the machine has its wheel)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("opacus")
+
+
+@pytest.mark.parametrize("name", ["opacus-rdp", "opacus-prv"])
+def test_opacus_accountants_against_the_certified_bracket(name: str) -> None:
+    """Poisson DP-SGD at T = 300, δ = 1e-5, accounted by opacus: the RDP accountant is an
+    upper bound (never below the certified lower end, so never flagged) and the PRV
+    accountant's upper end lies within its own eps_error of the bracket; the same accountants on the
+    fixed-size example are flagged as understating ε with the certified numbers."""
+    _opacus_accountants()
+    obj = _raw("deploy_dpsgd_poisson.toml", 300, delta=F(1, 10**5), accountant=True)
+    obj["accountant"].update(name=name, steps=300)
+    obj["composition"]["rtol"] = "1/100"
+    dep = audit_deployment(parse_design(obj), curves=False)
+    a = dep.accountant
+    assert a is not None and a.value is not None, a
+    assert a.understates is None
+    assert F(a.value) >= dep.result.lo
+    if name == "opacus-prv":  # opacus reports the PRV interval's upper end (eps_error 0.01)
+        assert F(a.value) <= dep.result.hi + F(2, 100)
+    fixed = _raw("deploy_dpsgd_fixed_batch.toml", 300, delta=F(1, 10**5), accountant=True)
+    fixed["accountant"].update(name=name, steps=300)
+    b = audit_deployment(parse_design(fixed), curves=False)
+    assert b.accountant is not None and b.accountant.understates is not None
+    assert b.accountant.understates > 2 and "understates by" in b.accountant.note
