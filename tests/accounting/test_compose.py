@@ -135,6 +135,21 @@ def test_laplace_single_release_is_exact_within_the_bracket() -> None:
     assert br.lo <= 1 - e.hi and 1 - e.lo <= br.hi
 
 
+def test_a_small_subsampled_laplace_loss_over_many_steps() -> None:
+    """Laplace b = 20 at q = 1/100: one step's loss is below 10^-3, under the default lattice
+    step, and a tail cut at 12 scales would leave e^-12/2 of P-mass per step at +∞ (δ ≥ 3e-3
+    for every ε after 1000 steps). The bracket must be 1 % wide and agree with dp-accounting's
+    pessimistic (an upper bound) and optimistic (a lower bound) PLDs."""
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    b = C.compose(C.laplace(F(20), F(1, 100)), 1000, epsilon=F(1, 20), rtol=F(1, 100))
+    assert b.width <= b.hi / 100
+    for pessimistic in (True, False):
+        d = pld.from_laplace_mechanism(20.0, sampling_prob=0.01, pessimistic_estimate=pessimistic,
+                                       value_discretization_interval=1e-4).self_compose(1000)
+        val = F(d.get_delta_for_epsilon(0.05))
+        assert b.lo <= val if pessimistic else val <= b.hi
+
+
 def test_bad_input_is_refused() -> None:
     with pytest.raises(ValueError):
         C.poisson_gaussian(F(0), F(1))

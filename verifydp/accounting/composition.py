@@ -201,8 +201,12 @@ def _support(pair: Pair, grid: Grid) -> tuple[float, float]:
         budget = math.log(float(w)) + cut if w else -1.0
         if budget <= 0:
             continue
-        r = math.sqrt(2 * budget) if pair.kernel != "laplace" else budget
-        r = min(float(grid.z), r + 1)
+        if pair.kernel == "laplace":
+            # a Laplace tail beyond 12 scales still holds e^-12/2 per step, which the upper
+            # end sends to +∞ (k = 1000: δ ≥ 3e-3 for any ε): the tail follows the cut instead
+            r = max(float(grid.z), budget + 1)
+        else:
+            r = min(float(grid.z), math.sqrt(2 * budget) + 1)
         ends += [float(c) - r * float(pair.scale), float(c) + r * float(pair.scale)]
     if not ends:  # a cut so coarse that every component is negligible: their centres
         ends = [float(c) + d * float(pair.scale) for _, c in pair.p + pair.q for d in (-1, 1)]
@@ -890,6 +894,10 @@ def _refine_delta(pair: Pair | FinitePair, steps: int, eps: Fraction, grid: Grid
     with the earlier ones, and a direction whose certified upper end lies below the best
     certified lower end of δ is not composed again: δ = max of the two orders cannot be it."""
     caller_bits = grid.negligible_bits
+    spread = _composed_spread(pair, steps)
+    if spread is not None and Fraction(spread / _SPREAD_STEPS) < grid.h:
+        # a loss so small that the default lattice cannot see it (Laplace b = 20, q = 1/100)
+        grid = replace(grid, h=Fraction(spread / _SPREAD_STEPS).limit_denominator(10**9))
     bits = min(grid.negligible_bits, _MIN_CUT_BITS)
     known: tuple[Bracket | None, ...] = (None, None)
     b = Bracket(Fraction(0), Fraction(1))
@@ -937,6 +945,24 @@ _MIN_CUT_BITS = 40
 _AIM = 0.8             # floats choose each next lattice to reach this fraction of rtol
 _LAW_REGIME = 0.8      # a probe wider than this is saturated: the O(h²) law says nothing
 _PROBE_ORDER = 1.75    # the order of the width in h between the probe and the first lattice
+
+
+_SPREAD_STEPS = 100    # the caller's lattice has at least this many steps per composed sd
+
+
+def _composed_spread(pair: Pair | FinitePair, steps: int) -> float | None:
+    """The k-fold privacy loss's standard deviation under P, in floats (√k times one step's),
+    from a fine float grid; None for pairs on atoms. Only chooses a lattice."""
+    if isinstance(pair, FinitePair) or pair.kernel in _DISCRETE:
+        return None
+    lo, hi = _support(pair, Grid())
+    xs = np.linspace(lo, hi, 20001)
+    logp = _float_logpdf(pair, pair.p, xs)
+    w = np.exp(logp - logp.max())
+    loss = _float_loss(pair, xs)
+    mean = float((w * loss).sum() / w.sum())
+    sd = math.sqrt(max(float((w * (loss - mean) ** 2).sum() / w.sum()), 0.0))
+    return sd * math.sqrt(steps) if sd > 0 else None
 
 
 def _first_h(grid: Grid, probe_h: Fraction, probe: Bracket, rtol: Fraction) -> Fraction:
