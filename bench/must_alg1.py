@@ -1,5 +1,5 @@
 """Bench for must/alg1: Table 8's printed (δ_c,L, δ_c,U) at ε_c = 2, k = 1000, recomputed as
-certified brackets (`claims.must_alg1.table8_cell`) under both readings of the accountant's σ,
+certified brackets (`claims.must.alg1.table8_cell`, lattice h = 1/40) under both readings of the accountant's σ,
 and Algorithm 1 itself at the paper's grid (floats, L = 6, r = 3·10^5; WR 2·10^5).
 
 Run: python bench/must_alg1.py [--fa]   (several minutes; prints one line per cell)
@@ -11,7 +11,7 @@ import sys
 import time
 
 from verifydp.claims.must.alg1 import (
-    T8_GRID,
+    BENCH_H,
     judge_fa_cell,
     law_pair,
     printed_upper,
@@ -42,7 +42,7 @@ def main() -> None:
                 continue
             upper = printed_upper(cell)
             t = time.time()
-            br = table8_cell(scheme, sigma_m(scheme), conv, T8_GRID)
+            br = table8_cell(scheme, sigma_m(scheme), conv, BENCH_H)
             verdict, why = judge_fa_cell(upper, br)
             print(f"{conv:10s} {scheme:8s} printed δ_U = {upper:9s} certified δ(2) ∈ "
                   f"[{float(br.lo):.4g}, {float(br.hi):.4g}]  {verdict.value}: {why} "

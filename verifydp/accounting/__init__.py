@@ -3,9 +3,10 @@
 * `compose`: certified δ(ε) and ε(δ) brackets for a per-step dominating pair (Poisson or
   fixed-size subsampled Gaussian, a law of K, Laplace): connect-the-dots upper bounds, a
   test on a dominated pair for lower bounds, ball-arithmetic composition (python-flint);
-* `pair`, `pld`: the earlier certified bracket on an exact integer lattice, and
-  `intconv` (exact integer convolution) behind it;
-* `fourier`: the Fourier accountant exactly as printed in MUST Algorithm 1 (floats / mpmath);
+* `intconv`: exact integer convolution (the discrete Gaussian's lattice in
+  `verifydp.semantics.dgauss`);
+* `fourier`: the Fourier accountant exactly as printed in MUST Algorithm 1 (floats / mpmath)
+  and the MUST per-step pair it takes;
 * `atoms`: pairs with discrete outputs (randomized response, the discrete Gaussian) as
   certified atoms for `compose`;
 * `dominating`: per-step dominating pairs of a design × mechanism × relation (issue 16);

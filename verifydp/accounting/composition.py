@@ -667,16 +667,20 @@ class Composed:
     step_of: tuple[_Step, ...]          # per direction
     upper: tuple[_Vec | None, ...]      # per direction: the composed connect-the-dots vector
     _lower_vecs: dict[int, tuple[_Vec, _Vec]] = field(default_factory=dict, repr=False)
+    _lower_tails: dict[int, _Tails] = field(default_factory=dict, repr=False)
 
     def _lower(self, d: int, eps: Fraction) -> Fraction:
         """Direction d's certified lower bound from the forward direction's composed bucket
         vectors (module docstring, 5), computed when first needed: a direction whose upper
         bound lies below the other's lower bound never needs them."""
-        if 0 not in self._lower_vecs:
-            h = float(self.grid.h)
-            self._lower_vecs[0] = (_power(self.step_of[0], "low_p", self.steps, self.grid, h),
-                                   _power(self.step_of[0], "low_q", self.steps, self.grid, h))
-        return _lower(*self._lower_vecs[0], eps, reverse=d == 1)
+        if d not in self._lower_tails:
+            if 0 not in self._lower_vecs:
+                h = float(self.grid.h)
+                self._lower_vecs[0] = (
+                    _power(self.step_of[0], "low_p", self.steps, self.grid, h),
+                    _power(self.step_of[0], "low_q", self.steps, self.grid, h))
+            self._lower_tails[d] = _tails(*self._lower_vecs[0], reverse=d == 1)
+        return _lower(self._lower_tails[d], eps)
 
     def delta(self, epsilon: Fraction) -> Bracket:
         """A certified bracket of δ(ε) = max over the two directions."""
@@ -785,47 +789,57 @@ def _upper(up: _Vec, eps: Fraction, h: Fraction) -> Fraction:
     return rational(tot, up=True)
 
 
-def _lower(lp: _Vec, lq: _Vec, eps: Fraction, reverse: bool = False) -> Fraction:
-    """max over thresholds τ of P̃^k(T ≥ τ) − e^ε Q̃^k(T ≥ τ) (δ_{P‖Q}), or with `reverse`
-    of Q̃^k(T ≤ τ) − e^ε P̃^k(T ≤ τ) (δ_{Q‖P}), certified from below: the positive vector's
-    kept masses at their lower ends, the subtracted one's at their upper ends plus all the
-    mass it dropped."""
+@dataclass(frozen=True)
+class _Tails:
+    """The threshold sums behind `_lower`, on the test's axis (reversed for δ_{Q‖P}): float
+    suffix sums to choose τ, arb suffix sums to certify the chosen one. ε-free, so built
+    once per direction and reused for every ε of a bisection."""
+
+    ps: np.ndarray
+    qs: np.ndarray
+    p_arb: list[flint.arb]
+    q_arb: list[flint.arb]
+
+
+def _tails(lp: _Vec, lq: _Vec, reverse: bool) -> _Tails:
     pos, neg = (lq, lp) if reverse else (lp, lq)
-    ee = ball(eps).exp()
     n_off = min(pos.off, neg.off)
     end = max(pos.off + len(pos.c), neg.off + len(neg.c))
-    p_lo = np.zeros(end - n_off)
-    q_hi = np.zeros(end - n_off)
+    n = end - n_off
+    p_ball = [flint.arb(0)] * n
+    q_ball = [flint.arb(0)] * n
     for i, x in enumerate(pos.c):
-        p_lo[pos.off - n_off + i] = max(float(x.lower()), 0.0)
+        p_ball[pos.off - n_off + i] = x
     for i, x in enumerate(neg.c):
-        q_hi[neg.off - n_off + i] = float(x.upper())
+        q_ball[neg.off - n_off + i] = x
     if reverse:  # {T ≤ τ} is {−T ≥ −τ}: the same suffix sums on the reversed axis
-        p_lo, q_hi = p_lo[::-1], q_hi[::-1]
+        p_ball, q_ball = p_ball[::-1], q_ball[::-1]
+    p_lo = np.array([max(float(x.lower()), 0.0) for x in p_ball])
+    q_hi = np.array([float(x.upper()) for x in q_ball])
     # float suffix sums of non-negative terms: relative error ≤ n·2^-52, made explicit
-    n = len(p_lo)
     slack = 1 + 4 * n * 2.0**-52
     ps = np.cumsum(p_lo[::-1])[::-1] / slack
     qs = np.cumsum(q_hi[::-1])[::-1] * slack + float(neg.out.upper()) * slack
+    p_arb, q_arb = [flint.arb(0)] * n, [flint.arb(0)] * n
+    pa, qa = flint.arb(0), neg.out
+    for i in range(n - 1, -1, -1):
+        pa, qa = pa + p_ball[i], qa + q_ball[i]
+        p_arb[i], q_arb[i] = pa, qa
+    return _Tails(ps, qs, p_arb, q_arb)
+
+
+def _lower(t: _Tails, eps: Fraction) -> Fraction:
+    """max over thresholds τ of P̃^k(T ≥ τ) − e^ε Q̃^k(T ≥ τ) (δ_{P‖Q}; on the reversed
+    axis Q̃^k(T ≤ τ) − e^ε P̃^k(T ≤ τ), δ_{Q‖P}), certified from below: the positive
+    vector's masses at their lower ends, the subtracted one's at their upper ends plus all
+    the mass it dropped; floats only choose τ."""
+    ee = ball(eps).exp()
     e_hi = float(ee.upper()) * (1 + 2.0**-50)
-    vals = ps - e_hi * qs
+    vals = t.ps - e_hi * t.qs
     best = int(np.argmax(vals))
     if vals[best] <= 0:
         return Fraction(0)
-    # recompute the winning threshold's value in arb (the floats only chose τ)
-    if reverse:
-        tau = end - 1 - best
-
-        def inside(j: int) -> bool:
-            return j <= tau
-    else:
-        tau = best + n_off
-
-        def inside(j: int) -> bool:
-            return j >= tau
-    p_tail = sum((x for i, x in enumerate(pos.c) if inside(pos.off + i)), flint.arb(0))
-    q_tail = sum((x for i, x in enumerate(neg.c) if inside(neg.off + i)), flint.arb(0)) + neg.out
-    val = p_tail - ee * q_tail
+    val = t.p_arb[best] - ee * t.q_arb[best]
     return max(rational(val, up=False), Fraction(0))
 
 

@@ -32,10 +32,35 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from verifydp.accounting.pair import MixturePair
-
 DPS = 40
 INTERIOR = 3
+
+
+@dataclass(frozen=True)
+class MixturePair:
+    """The per-step pair of MUST Eqns (6)–(7) (and S5, S6) as Algorithm 1 takes it:
+    P = Σ w_l N(a l, σ²), Q = Σ w_l N(b l, σ²), w_l = Pr(K = l) for K the copies of the
+    differing record in the sample; (a, b) = (1, −1) under substitution, (1, 0) for Poisson
+    (S6). Weights exact, summing to 1; a > b, so the loss is increasing in t."""
+
+    weights: tuple[tuple[int, Fraction], ...]
+    sigma: Fraction
+    a: int = 1
+    b: int = -1
+
+    def __post_init__(self) -> None:
+        if not self.weights or sum(w for _, w in self.weights) != 1:
+            raise ValueError("weights must be non-empty and sum to 1 exactly")
+        if any(w < 0 or l < 0 for l, w in self.weights):  # noqa: E741
+            raise ValueError("weights and copy counts must be non-negative")
+        if self.sigma <= 0:
+            raise ValueError("sigma must be positive")
+        if not (self.a > self.b and {self.a, self.b} <= {-1, 0, 1}):
+            raise ValueError("need a > b with a, b in {-1, 0, 1}")
+
+    @property
+    def lmax(self) -> int:
+        return max(l for l, w in self.weights if w)  # noqa: E741
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ block-level queries, ρ ≈ 0.1115).  This module computes that power with rigor
    * Upper bound: f ≤ f* gives E[e^{−Λ̃_i} | data] ≤ e^{−Λ_i}, and y ↦ (1 − e^λ y·c)_+ is
      convex and non-increasing in each factor y = e^{−Λ̃_i} (c > 0 the other factors), so
      Jensen, one component at a time, gives δ(λ) ≤ E_Q[(1 − e^{λ−Λ̃})_+] (the
-     "connect-the-dots" domination used by `verifydp.accounting.pld`); (★) turns it into a
+     "connect-the-dots" domination used by `verifydp.accounting.compose`); (★) turns it into a
      power bound.
    Both ends are second order in h: K adds noise of standard deviation at most h√n/2.
 

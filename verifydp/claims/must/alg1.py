@@ -46,9 +46,8 @@ from fractions import Fraction
 from math import isqrt
 
 from verifydp.accounting import composition, fourier
+from verifydp.accounting.fourier import MixturePair
 from verifydp.accounting.laws import truncated_law
-from verifydp.accounting.pair import MixturePair
-from verifydp.accounting.pld import Grid, composed_delta
 from verifydp.claims.base import (
     Budget,
     Claim,
@@ -80,7 +79,10 @@ PAIR_INSTANCES = (("MUST.OW", Fraction(2013, 1000)),)
 _MARGIN = Fraction(1, 10**9)  # relative slack for the mpmath outputs of Algorithm 1 (40 digits)
 CHECK_RTOL = Fraction(1, 10**4)     # statement 1: far inside the gaps a verdict rests on
 PAIR_H = Fraction(1, 20)            # statement 2 (k = 1: no composition error to refine)
-T8_GRID = Grid(m=200, lattice=4000, step_window=6, sum_window=6)
+# Table 8 cells: coarse lattices first (a cell is decided as soon as its bracket leaves the
+# printed δ_c,U); the bench's fine lattice reports tight brackets
+T8_LATTICES = (Fraction(1, 5), Fraction(1, 10), Fraction(1, 20))
+BENCH_H = Fraction(1, 40)
 
 
 # ---------------------------------------------------------------- the function for Table 8
@@ -94,10 +96,11 @@ def law_pair(scheme: str, n: int, b: int | None, m: int, sigma: Fraction
     return MixturePair(law.normalised(), Fraction(sigma), *ab), law.tau
 
 
-def composed_delta_bracket(scheme: str, n: int, b: int | None, m: int, sigma: Fraction | Bracket,
-                           k: int, eps: Fraction, grid: Grid = T8_GRID) -> Bracket:
+def law_delta(scheme: str, n: int, b: int | None, m: int, sigma: Fraction | Bracket,
+              k: int, eps: Fraction, h: Fraction) -> Bracket:
     """Certified bracket of δ(ε) (MUST Theorem 4, max of both directions) of the k-fold
-    composition of the per-step pair of `scheme` with noise σ (pair N(±l, σ²)).
+    composition of the per-step pair of `scheme` with noise σ (pair N(±l, σ²), or the law
+    against N(0, σ²) for Poisson), by the certified accountant on lattice h.
 
     `sigma` may be a Bracket: δ is non-increasing in σ (adding independent N(0, σ₂² − σ₁²)
     noise maps the σ₁ pair to the σ₂ pair: post-processing), so the lower end is computed at
@@ -111,15 +114,18 @@ def composed_delta_bracket(scheme: str, n: int, b: int | None, m: int, sigma: Fr
         s_lo = s_hi = Fraction(sigma)
     if s_lo <= 0:
         raise ValueError("sigma must be positive")
-    out = {}
-    for upper, s in ((False, s_hi), (True, s_lo)):
-        pair, tau = law_pair(scheme, n, b, m, s)
-        br = composed_delta(pair, k, eps, grid, sides=(upper,))
-        if upper:
-            out[upper] = min(br.hi + k * tau, Fraction(1))
-        else:
-            out[upper] = max(br.lo - k * tau * (1 + exp_bracket(eps).hi), Fraction(0))
-    return Bracket(min(out[False], out[True]), out[True])
+    law = truncated_law(scheme, n, b, m)
+    substitution = scheme not in ("Poisson", "poisson")
+
+    def at(s: Fraction) -> Bracket:
+        pair = composition.mixture_gaussian(law.normalised(), s, substitution=substitution)
+        return composition.composed(pair, k, composition.Grid(h=h)).delta(eps)
+
+    low = at(s_hi)
+    high = low if s_lo == s_hi else at(s_lo)
+    upper = min(high.hi + k * law.tau, Fraction(1))
+    lower = max(low.lo - k * law.tau * (1 + exp_bracket(eps).hi), Fraction(0))
+    return Bracket(min(lower, upper), upper)
 
 
 def printed_upper(cell: str) -> str:
@@ -138,8 +144,9 @@ def judge_fa_cell(printed_upper: str, br: Bracket) -> tuple[Verdict, str]:
 
 
 def table8_cell(scheme: str, sigma_m: Bracket, convention: str = "sigma*m/C",
-                grid: Grid = T8_GRID) -> Bracket:
-    """δ_c(ε_c = 2) after k = 1000 steps for a Table 8 row, σ·m bracketed by `sigma_m`.
+                h: Fraction = T8_LATTICES[0]) -> Bracket:
+    """δ_c(ε_c = 2) after k = 1000 steps for a Table 8 row, σ·m bracketed by `sigma_m`, on
+    the certified accountant's lattice h.
 
     Conventions for the accountant's σ (the paper does not state it): "sigma*m/C" — the
     noise sd m·σ of Algorithm 2 step 10 over the clipping bound C = 3 (the pair's ±1 is one
@@ -147,7 +154,7 @@ def table8_cell(scheme: str, sigma_m: Bracket, convention: str = "sigma*m/C",
     scale = {"sigma*m/C": 1 / T8_C, "sigma*m": Fraction(1)}[convention]
     sig = Bracket(sigma_m.lo * scale, sigma_m.hi * scale)
     b = T8_B if scheme.startswith("MUST") else None
-    return composed_delta_bracket(scheme, T8_N, b, T8_M, sig, T8_K, T8_EPS, grid)
+    return law_delta(scheme, T8_N, b, T8_M, sig, T8_K, T8_EPS, h)
 
 
 # ---------------------------------------------------------------- the claim
@@ -181,19 +188,6 @@ def _certified_gauss(sigma: Fraction, eps: Fraction, k: int) -> Bracket:
     (independent of Algorithm 1 and of Theorem 1; cached)."""
     pair = composition.mixture_gaussian(((1, Fraction(1)),), sigma, substitution=True)
     return composition.compose(pair, k, epsilon=eps, rtol=CHECK_RTOL)
-
-
-def law_bracket(scheme: str, sigma: Fraction, k: int, eps: Fraction,
-                h: Fraction = PAIR_H) -> Bracket:
-    """δ(ε) of the Table 8 law's per-step pair (MUST (6)–(7), N(±l, σ²)) composed k times by
-    the certified accountant on lattice h; the truncated law's dropped mass τ adds kτ to the
-    upper end and costs kτ(1 + e^ε) at the lower end (`accounting.laws`)."""
-    law = truncated_law(scheme, T8_N, T8_B if scheme.startswith("MUST") else None, T8_M)
-    pair = composition.mixture_gaussian(law.normalised(), sigma,
-                                        substitution=scheme not in ("Poisson", "poisson"))
-    br = composition.composed(pair, k, composition.Grid(h=h)).delta(eps)
-    return Bracket(max(br.lo - k * law.tau * (1 + exp_bracket(eps).hi), Fraction(0)),
-                   min(br.hi + k * law.tau, Fraction(1)))
 
 
 def _gauss_instances(budget: Budget, printed: Printed) -> Iterator[InstanceResult]:
@@ -236,7 +230,7 @@ def _pair_instances(budget: Budget) -> Iterator[InstanceResult]:
                   "L": str(PAPER_L), "r": 4096}
         fa = fourier.accountant(fourier.mixture_omega(pair), float(T8_EPS), 1,
                                 float(PAPER_L), 4096)
-        br = law_bracket(scheme, sigma, 1, T8_EPS)
+        br = law_delta(scheme, T8_N, T8_B, T8_M, sigma, 1, T8_EPS, PAIR_H)
         claimed = f"[δ_L, δ_U] = [{fa.lower:.6g}, {fa.upper:.6g}] (floats, sampled extrema)"
         actual = f"certified δ ∈ [{float(br.lo):.6g}, {float(br.hi):.6g}]"
         if fa.lower < br.lo and br.hi < fa.upper:

@@ -21,7 +21,7 @@ profile are `verifydp.exact.special.ncdf` / `must.amplification.group_delta`), c
 by `must_pa.judge_cell`.  Outputs of simulations (RMSE, accuracy, …) are reported as
 inconclusive, never refuted.  Table 8's (δ_c,L, δ_c,U) — outputs of the Fourier accountant
 (Algorithm 1) — are judged against the certified δ_c(2) of the composed per-step pair
-(`claims.must_alg1.table8_cell`, `accounting.pld`), reading the pair's σ as mσ/C: the noise
+(`claims.must.alg1.table8_cell`, `accounting.compose`), reading the pair's σ as mσ/C: the noise
 of Algorithm 2 step 10 over the clipping bound (the same C/σ as Table 6 needs).
 
 Table 9: the number m0 of distinct records in the final sample has, by linearity,
@@ -38,7 +38,7 @@ from math import comb
 
 import sympy
 
-from verifydp.accounting.pld import Grid
+from verifydp.accounting.laws import truncated_law
 from verifydp.claims.base import (
     Budget,
     Claim,
@@ -49,7 +49,7 @@ from verifydp.claims.base import (
     combine,
 )
 from verifydp.claims.base import statement as _statement
-from verifydp.claims.must.alg1 import judge_fa_cell, printed_upper, table8_cell
+from verifydp.claims.must.alg1 import T8_LATTICES, judge_fa_cell, printed_upper, table8_cell
 from verifydp.claims.must.amplification import group_delta
 from verifydp.claims.printed import judge_cell, sci
 from verifydp.designs.must import eta, eta_bracket, k_law
@@ -59,13 +59,13 @@ PAPER = "must"
 _PREC = 256
 SCHEME_KEY = {"Poisson": "wor", "WOR": "wor", "WR": "wr", "MUST.WO": "must-wo",
               "MUST.OW": "must-ow", "MUST.WW": "must-ww"}
+# a law of K with t terms costs about t/h on lattice h (MUST.OW's 24 terms at h = 1/5: 2.5 s
+# per σ end); T8_LATTICES is ordered finest last, so this picks the finest affordable
+T8_WORK = 150
 SIM = "simulation output (cannot be recomputed from formulas)"
 FA = ("printed (δ_c,L, δ_c,U) of Algorithm 1 (L = 6, r = 2e5/3e5, k = T = 1000) must contain "
       "δ_c(2) of the per-step pair of Algorithm 2 (noise mσ on a sum of gradients clipped to C, "
-      "i.e. the pair N(±K, (mσ/C)²)); certified by `accounting.pld`")
-# refine the certified accountant's grid until a δ_c cell is decided (coarse first: fast)
-T8_GRIDS = (Grid(m=50, lattice=500, step_window=6, sum_window=6),
-            Grid(m=100, lattice=1000, step_window=6, sum_window=6))
+      "i.e. the pair N(±K, (mσ/C)²)); certified by `accounting.composed`")
 
 
 # ================================================================ rigorous pieces
@@ -346,12 +346,17 @@ def _dc_cell(params: dict, scheme: str, printed: str, sigma_m: Bracket) -> Insta
     Poisson sampling the noise itself depends on the random |Y| and the pair N(±K, (mσ/C)²)
     is only the |Y| = m approximation."""
     upper = printed_upper(printed)
-    for grid in T8_GRIDS[:1] if scheme == "Poisson" else T8_GRIDS:
-        br = table8_cell(scheme, sigma_m, "sigma*m/C", grid)
+    # the finest lattice within the work budget first, refined until the cell is decided
+    b = T8_B if scheme.startswith("MUST") else None
+    terms = len(truncated_law(SCHEME_KEY[scheme], T8_N, b, T8_M).weights)
+    start = max((i for i, h in enumerate(T8_LATTICES) if terms / h <= T8_WORK), default=0)
+    lattices = T8_LATTICES[start:]
+    for h in lattices[:1] if scheme == "Poisson" else lattices:
+        br = table8_cell(scheme, sigma_m, "sigma*m/C", h)
         verdict, why = judge_fa_cell(upper, br)
         if verdict is not Verdict.INCONCLUSIVE:
             break
-    actual = f"certified δ_c(2) ∈ {sci(br)} (grid 1/{grid.m}, lattice 1/{grid.lattice})"
+    actual = f"certified δ_c(2) ∈ {sci(br)} (lattice h = {h})"
     if scheme == "Poisson":
         return InstanceResult(params, Verdict.INCONCLUSIVE, printed, actual,
                               f"{why} at |Y| = m; under Poisson the noise scale |Y|σ is random")
