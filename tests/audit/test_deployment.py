@@ -223,6 +223,99 @@ def test_dominating_pairs_are_realisable() -> None:
     assert [(w, c + shift) for w, c in real_q] == list(pair.q)
 
 
+def systematic_random(values: tuple[F, ...], k: int) -> Comps:
+    """Systematic sampling with interval k over a uniformly random order: every order and
+    every start, enumerated (independent of the SRS-mixture reading the design uses)."""
+    sums = [sum((order[p] for p in range(s, len(order), k)), F(0))
+            for order in itertools.permutations(values) for s in range(k)]
+    return _law(sums)
+
+
+INDEX_CASES = [  # (name, mechanism, kind, params, strata sizes)
+    ("systematic-random", lambda v: systematic_random(v, 2), "systematic-random",
+     {"interval": 2}, None),
+    ("systematic-random-divides", lambda v: systematic_random(v, 3), "systematic-random",
+     {"interval": 3}, None),
+]
+
+
+@pytest.mark.parametrize("name,mech,kind,params,strata", INDEX_CASES,
+                         ids=[c[0] for c in INDEX_CASES])
+def test_index_designs_dominating_pair_covers_every_substitution(
+        name: str, mech: Any, kind: str, params: dict[str, Any], strata: Any) -> None:
+    """Systematic sampling over a secret random order (a fixed-size sample given the
+    data-independent start): every substitution of N = 3
+    records with contributions on {−1, −1/2, 0, 1} stays below the displaced pair at the
+    label's largest rate, and the lower pair is realised (others at 0, the record at ±1)."""
+    sigma = F(1)
+    (d,) = dominating_pairs(kind, params, 3, "gaussian", "sum", F(1), F(2), sigma, False,
+                            strata)
+    assert violations(mech, d.pair, False, 2, "gauss", sigma) == []
+    if d.lower is not None:
+        p, q = mech((F(0), F(0), F(1))), mech((F(0), F(0), F(-1)))
+        assert sorted(p) == sorted(d.lower.p) and sorted(q) == sorted(d.lower.q)
+    else:  # one sample size: others at −C realise the pair itself (up to translation)
+        p, q = mech((F(-1), F(-1), F(1))), mech((F(-1), F(-1), F(-1)))
+        shift = -q[0][1]
+        assert sorted((w, c + shift) for w, c in p) == sorted(d.pair.p)
+    with pytest.raises(ValueError, match="add-remove"):
+        dominating_pairs(kind, params, 3, "gaussian", "sum", F(1), F(2), sigma, True, strata)
+
+
+def _strata(groups: tuple[tuple[tuple[F, ...], int], ...]) -> Comps:
+    """Independent SRSs per stratum: (values, m) for each, the sums' law."""
+    out: dict[F, F] = {F(0): F(1)}
+    for values, m in groups:
+        nxt: dict[F, F] = {}
+        for w, c in srswor(values, m):
+            for c0, w0 in out.items():
+                nxt[c0 + c] = nxt.get(c0 + c, F(0)) + w0 * w
+        out = nxt
+    return sorted((w, c) for c, w in out.items())
+
+
+def _max_hi(cands: Any, eps: F) -> F:
+    return max(composed(d.pair, 1, Grid()).delta(eps).hi for d in cands)
+
+
+def test_stratified_replacements_that_move_strata_are_covered() -> None:
+    """Stratified fixed allocation, strata h and g of 2 records each, m = 1 in both, replace:
+    the record may change value within its stratum or move to the other one (a record type
+    carries its stratum: docs/foundations.md). Every such pair, both orientations, the record
+    on {−1, −1/2, 0, 1} and the others at ±1, stays below the candidates' largest certified δ; the
+    within-stratum pair alone (the mutant: strata fixed) is beaten by a move."""
+    sigma = F(1)
+    cands = dominating_pairs("stratified-fixed", {"sizes": {"h": 1, "g": 1}}, 4, "gaussian",
+                             "sum", F(1), F(2), sigma, False, {"h": 2, "g": 2})
+    assert {d.form for d in cands} == {"displaced", "moved"}
+    his = {e: _max_hi(cands, e) for e in EPS}
+    within = {e: composed(cands[0].pair, 1, Grid()).delta(e).hi for e in EPS}
+    beaten = False
+    ends = (F(-1), F(1))  # the others at ±C; the record anywhere on the grid
+    for h1, gs, x, x2 in itertools.product(ends, itertools.combinations_with_replacement(ends, 2),
+                                           GRID, GRID):
+        d = _strata((((h1, x), 1), (gs, 1)))
+        pairs = [(d, _strata((((h1,), 1), (gs + (x2,), 1))))]  # moved from h to g
+        if x2 != x:
+            pairs.append((d, _strata((((h1, x2), 1), (gs, 1)))))  # within h
+        for a_, b_ in pairs:
+            for e in EPS:
+                for u, v in ((a_, b_), (b_, a_)):
+                    val = set_delta(u, v, sigma, "gauss", e)
+                    assert val <= his[e], (h1, gs, x, x2, e)
+                    beaten = beaten or val > within[e]
+    assert beaten
+
+
+def test_systematic_pair_without_displacement_is_refuted() -> None:
+    """Mutant: the largest rate 2/3 (N = 3, interval 2) but the shift C of a Poisson
+    accountant instead of the displacement d = 2C is beaten by a concrete substitution."""
+    sigma = F(1)
+    mutant = law_pair(((0, F(1, 3)), (1, F(2, 3))), F(1), sigma, "gauss", "added")
+    assert violations(lambda v: systematic_random(v, 2), mutant, False, 2, "gauss", sigma,
+                      first=True)
+
+
 # ---------------------------------------------------------------- composed results
 
 
@@ -398,6 +491,7 @@ def test_revealed_cluster_bound_covers_every_dataset_pair() -> None:
     obj = {"population": {"clusters": [3, 3]},
            "design": {"kind": "two-stage-cluster", "ell": 1, "within": "srs", "m": 1},
            "base": {"epsilon": 1}, "target": {"epsilon": 1},
+           "protect": {"relation": "add-remove", "clusters": "fixed"},
            "mechanism": {"kind": "gaussian", "query": "sum", "clip": 1, "sigma": "1/4"}}
     sigma = F(1, 4)
     his = {}
@@ -412,6 +506,61 @@ def test_revealed_cluster_bound_covers_every_dataset_pair() -> None:
                 for e in his:
                     for a, b in ((big, small), (small, big)):
                         assert set_delta(a, b, sigma, "gauss", e) <= his[e], (mates, other, x)
+
+
+def _cluster_his(relation: str, frame: str, sigma: str) -> dict[F, F]:
+    obj = {"population": {"clusters": [2, 2]},
+           "design": {"kind": "two-stage-cluster", "ell": 1, "within": "srs", "m": 1},
+           "base": {"epsilon": 1}, "target": {"epsilon": 1},
+           "protect": {"relation": relation, "clusters": frame},
+           "mechanism": {"kind": "gaussian", "query": "sum", "clip": 1, "sigma": sigma}}
+    his = {}
+    for e in (F(0), F(1)):
+        o = copy.deepcopy(obj)
+        o["composition"] = {"steps": 1, "epsilon": str(e), "rtol": "1/2"}
+        his[e] = audit_deployment(parse_design(o), curves=False).result.hi
+    return his
+
+
+@pytest.mark.parametrize("relation", ["add-remove", "replace"])
+def test_neighbours_that_change_the_clusters_are_covered(relation: str) -> None:
+    """Two clusters of 2, one drawn, then one record of it, σ = 1/2 (an open cluster frame:
+    a record type carries its cluster). Add/remove: the record forms a cluster of its own
+    (3 clusters); replace: a record moves to the other cluster or to a new one. Every such
+    pair, both orientations, values in {−1, 0, 1}, stays below the certified one-release δ;
+    the fixed-frame bound (the mutant that ignores these neighbours) is beaten."""
+    sigma, vals = F(1, 2), (F(-1), F(0), F(1))
+    his = _cluster_his(relation, "open", "1/2")
+    fixed = _cluster_his(relation, "fixed", "1/2")
+    beaten = False
+    for a_, b_ in itertools.product(itertools.product(vals, repeat=2),
+                                    itertools.combinations_with_replacement(vals, 2)):
+        d = _two_stage((a_, b_))  # a_ = (the record, its mate); b_ the other cluster
+        if relation == "add-remove":
+            others = [_two_stage((a_, b_, (x,))) for x in vals]
+        else:
+            others = [_two_stage(((a_[1],), b_ + (x,))) for x in vals]
+            others += [_two_stage(((a_[1],), b_, (x,))) for x in vals]
+        for d2 in others:
+            for e in his:
+                for u, v in ((d, d2), (d2, d)):
+                    val = set_delta(u, v, sigma, "gauss", e)
+                    assert val <= his[e], (a_, b_, e)
+                    beaten = beaten or val > fixed[e]
+    assert beaten
+
+
+def test_count_test_is_a_lower_bound_of_the_composed_pair() -> None:
+    """The threshold-count test (`accounting.shuffle.count_test`) on the added pair lies below
+    the certified accountant's upper end, and it is not vacuous."""
+    from verifydp.accounting.shuffle import count_test
+
+    pair = law_pair(((0, F(7, 10)), (1, F(3, 10))), F(5), F(1), "gauss", "added")
+    c = composed(pair, 3, Grid(h=F(1, 200)))
+    test = count_test("gauss", F(5), F(3, 10), 3)
+    for e in (F(1), F(4), F(8)):
+        assert test.delta(e) <= c.delta(e).hi
+    assert test.delta(F(4)) > c.delta(F(4)).hi / 2
 
 
 def test_unrevealed_cluster_pair_is_refuted_at_full_size() -> None:

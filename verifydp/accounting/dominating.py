@@ -50,7 +50,7 @@ from verifydp.accounting.atoms import FinitePair, randomized_response
 from verifydp.accounting.composition import Pair
 from verifydp.accounting.laws import truncated_law
 
-__all__ = ["Dominating", "dominating_pairs", "inclusion", "law_pair", "rr_pairs"]
+__all__ = ["Dominating", "dominating_pairs", "inclusion", "law_pair", "moved_pair", "rr_pairs"]
 
 KERNELS = {"gaussian": "gauss", "laplace": "laplace", "discrete-gaussian": "dgauss"}
 
@@ -105,6 +105,96 @@ def law_pair(law: tuple[tuple[int, Fraction], ...], shift: Fraction, noise: Frac
     return Pair(p, q, Fraction(noise), kernel, name)
 
 
+def moved_pair(a: Fraction, b: Fraction, shift: Fraction, noise: Fraction, kernel: str,
+               name: str = "") -> Pair:
+    """A record moved between two independently sampled groups (strata) by a replacement:
+    under D it displaces one of its first group's draws with probability a, under D' one of
+    the second group's with probability b: (1−a)K(0) + aK(shift) against
+    (1−b)K(0) + bK(−shift). The ratio's numerator is non-decreasing and its denominator
+    non-increasing in x, so the loss is non-decreasing (proofs/deployment_pairs.md#moved)."""
+    p = tuple((w, c) for w, c in ((1 - a, Fraction(0)), (a, Fraction(shift))) if w)
+    q = tuple((w, c) for w, c in ((1 - b, Fraction(0)), (b, -Fraction(shift))) if w)
+    return Pair(p, q, Fraction(noise), kernel, name)
+
+
+def _moves(sizes: Mapping[str, int], strata: Mapping[str, int]
+           ) -> list[tuple[Fraction, Fraction, str, str]]:
+    """The moves h → g (h ≠ g) of one record under a replacement, as (a, b, h, g): rate
+    a = m_h/N_h of the record in h under D, b = m_g/(N_g + 1) in g under D'. The pair grows
+    with a and b, so only the undominated moves are kept: the best a with the best b of
+    another stratum, and the best b with the best a of another. A stratum sampled in full
+    (m_h = N_h) cannot lose a record (its allocation would exceed it)."""
+    src = {h: Fraction(sizes.get(h, 0), n) for h, n in strata.items() if sizes.get(h, 0) < n}
+    dst = {g: Fraction(sizes.get(g, 0), n + 1) for g, n in strata.items()}
+    out = set()
+    for h in sorted(src, key=lambda x: (-src[x], x))[:1]:
+        g = max((x for x in dst if x != h), key=lambda x: (dst[x], x), default=None)
+        if g is not None:
+            out.add((src[h], dst[g], h, g))
+    for g in sorted(dst, key=lambda x: (-dst[x], x))[:1]:
+        h = max((x for x in src if x != g), key=lambda x: (src[x], x), default=None)
+        if h is not None:
+            out.add((src[h], dst[g], h, g))
+    return sorted(out)
+
+
+def _restructured(kind: str, params: Mapping[str, Any], clusters: tuple[int, ...],
+                  magnitude: Fraction, noise: Fraction, kernel: str, add_remove: bool,
+                  count: bool, within_lower: Pair | FinitePair | None) -> Dominating:
+    """Neighbours that change the clusters (proofs/deployment_pairs.md#restructured): a
+    record type carries its cluster, so an added record may form a cluster of its own (k + 1
+    clusters; removing a one-record cluster is the reverse), and a replacement may move the
+    record to another cluster, a new one, or out of a one-record cluster. When the record's
+    new cluster is drawn, one cluster Z fewer of the others is: its whole within-sample (w
+    records at most) leaves with it. Revealing whether a cluster involved is drawn
+    (probability ρ) bounds each release by the two-point pair at the largest distance:
+    (w + 1)·a for an added cluster, (w + 3)·a for a replacement (the old cluster's draw
+    moves by up to 2a as well)."""
+    k, ell = len(clusters), params["ell"]
+    if kind == "cluster-srs":
+        w = max(clusters)
+    elif params["within"] == "srs":
+        w = max(min(params["m"], s) for s in clusters)
+    else:  # Poisson within: every record of the displaced cluster may be drawn
+        w = max(clusters)
+    a = magnitude
+    if add_remove:
+        rho, dist = Fraction(ell, k), (w + 1) * a
+    else:
+        # the old cluster and the new one: both existing (k clusters: exactly
+        # Pr(either drawn)), a new one (k + 1), or the old one vanishing (k − 1); union bounds
+        both = Fraction(ell * (2 * k - ell - 1), k * (k - 1)) if k > 1 else Fraction(1)
+        rho = max(both, Fraction(ell, k) + Fraction(ell, k + 1))
+        if min(clusters) == 1 and k > 1:
+            rho = max(rho, Fraction(ell, k) + Fraction(ell, k - 1))
+        rho, dist = min(Fraction(1), rho), (w + 3) * a
+    pair = law_pair(((1, Fraction(1)),), dist, noise, kernel, "added", f"{kind} restructured")
+    lower = within_lower
+    if add_remove:
+        # realised: every other record at +a in the clusters' fixed within-sums (all drawn
+        # records, when every cluster has at least m; cluster SRS: s_min per cluster, the
+        # rest at 0), the record at −a forming its own cluster, drawn w.p. ℓ/(k + 1): the
+        # output stays put under D and moves by −(w_r + 1)a under D'
+        if kind == "cluster-srs":
+            w_r, rate = min(clusters), Fraction(ell, k + 1)
+        elif params["within"] == "srs":
+            w_r = params["m"] if min(clusters) >= params["m"] else 0
+            rate = Fraction(ell, k + 1)
+        else:
+            w_r, rate = 0, Fraction(ell, k + 1) * params["q"]
+        # a count: the others counted, the record not (or, with w_r = 0, the reverse)
+        shift = max(w_r, 1) * a if count else (w_r + 1) * a
+        lower = law_pair(_bernoulli(rate), shift, noise, kernel, "added",
+                         f"{kind} new cluster (realised)")
+    what = ("the record forms a cluster of its own (k + 1 clusters) or a one-record cluster "
+            "is removed" if add_remove else
+            "the record moves to another cluster, a new one, or out of a one-record cluster")
+    return Dominating(pair, "added", ((1, Fraction(1)),), Fraction(0),
+                      f"{kind}: {what}; a cluster involved is drawn w.p. ≤ {rho} (revealed) and "
+                      f"the output moves by ≤ {dist} (a displaced cluster's within-sample of "
+                      f"≤ {w} records)", rho, lower)
+
+
 def _bernoulli(pi: Fraction) -> tuple[tuple[int, Fraction], ...]:
     return ((0, 1 - pi), (1, pi)) if pi < 1 else ((1, Fraction(1)),)
 
@@ -131,11 +221,13 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
                      query: str, magnitude: Fraction, diameter: Fraction, noise: Fraction,
                      add_remove: bool, strata_sizes: Mapping[str, int] | None = None,
                      clusters: tuple[int, ...] = (), epsilon0: Fraction | None = None,
-                     ) -> tuple[Dominating, ...]:
+                     fixed_clusters: bool = False) -> tuple[Dominating, ...]:
     """The candidate per-step pairs of a design (the design file's kind and parameters,
     population size N): the worst case over all neighbouring datasets is the largest of
     the candidates' composed δ (each covers the dataset pairs its `why` names).
-    Randomized response (`epsilon0`) takes no query, shift or noise: `rr_pairs`."""
+    Randomized response (`epsilon0`) takes no query, shift or noise: `rr_pairs`.
+    `fixed_clusters`: the file states that the cluster frame is fixed (no neighbour forms,
+    dissolves or changes a record's cluster); otherwise such neighbours are covered too."""
     if mechanism == "randomized-response":
         if epsilon0 is None:
             raise ValueError("randomized response needs epsilon0")
@@ -172,9 +264,19 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
     if kind == "stratified-fixed":
         assert strata_sizes is not None
         q = max(Fraction(m, strata_sizes[h]) for h, m in params["sizes"].items() if m)
-        return (make("displaced", _bernoulli(q), Fraction(0),
-                     f"fixed allocation, worst stratum m_h/N_h = {q}: inside the stratum a "
-                     f"fixed-size draw (displacement, shift {diameter}); other strata unaffected"),)
+        within = make("displaced", _bernoulli(q), Fraction(0),
+                      f"fixed allocation, worst stratum m_h/N_h = {q}: inside the stratum a "
+                      f"fixed-size draw (displacement, shift {diameter}); other strata "
+                      f"unaffected")
+        if add_remove:
+            return (within,)
+        moved = [Dominating(moved_pair(a, b, diameter, noise, kernel, f"{kind} moved"),
+                            "moved", _bernoulli(max(a, b)), Fraction(0),
+                            f"a replacement moves the record from stratum {h} (rate {a}) to "
+                            f"{g} (rate {b} with it): a displacement in each, shift "
+                            f"±{diameter}")
+                 for a, b, h, g in _moves(params["sizes"], strata_sizes)]
+        return (within, *moved)
     if kind in ("cluster-srs", "two-stage-cluster"):
         a = Fraction(params["ell"], len(clusters))
         if kind == "cluster-srs":
@@ -196,7 +298,24 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
             out.append(Dominating(inner.pair, form, inner.law, Fraction(0),
                                   f"{kind}: the record's cluster is drawn w.p. {a} (and may "
                                   f"show), then the record w.p. {b} ({form})", a, low, sep))
+        if not fixed_clusters:
+            out.append(_restructured(kind, params, clusters, magnitude, noise, kernel,
+                                     add_remove, count, out[-1].lower))
         return tuple(out)
+    if kind == "systematic-random":
+        # a data-independent label (the start s) picks a fixed-size draw without replacement:
+        # the displaced pair at the label's largest rate dominates (joint convexity over the
+        # common label; the pair grows with its rate)
+        q_max, q_mean, label = _index_rates(kind, params, size, add_remove)
+        top = make("displaced", _bernoulli(q_max), Fraction(0),
+                   f"{kind}: {label}, a fixed-size draw without replacement given it; the "
+                   f"largest rate {q_max} (displacement, shift {diameter})")
+        if q_mean == q_max:
+            return (top,)  # one size: all others at −C realise it
+        # the sizes vary: others at 0 (a count: outside the category) realise the record's
+        # inclusion alone, rate q_mean, with the record at ±C
+        low = make("swapped", _bernoulli(q_mean), Fraction(0), "").pair
+        return (Dominating(top.pair, top.form, top.law, top.tail, top.why, lower=low),)
     if kind in ("srswr", "must-ow", "must-ww") and not add_remove:
         # with two or more copies a substituted value moves every copy while the others'
         # draws move the centres apart: the displaced pair is beaten (others at −C/2, the
@@ -213,6 +332,22 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
     raise ValueError(f"no dominating pair derived for design kind {kind!r}")
 
 
+def _index_rates(kind: str, params: Mapping[str, Any], size: int, add_remove: bool
+                 ) -> tuple[Fraction, Fraction, str]:
+    """(largest rate, the record's inclusion probability, the label) of a design that draws a
+    fixed-size sample without replacement given a data-independent label: systematic
+    sampling over a secret random order (start s: an SRS of n_s, Bun et al. §6.3).
+    Substitution only: an added record moves N, hence every n_s."""
+    if add_remove:
+        raise ValueError(f"{kind} under add-remove: an added record moves N and every start's "
+                         f"sample size; no dominating pair is derived (use substitution)")
+    k = params["interval"]
+    # N = qk + r: r starts take q + 1 records, the others q; every position is chosen with
+    # probability 1/k
+    return (Fraction(-(-size // k), size), Fraction(1, k),
+            f"start s uniform on {k} (an SRS of ⌊N/{k}⌋ or ⌈N/{k}⌉ records)")
+
+
 def inclusion(kind: str, params: Mapping[str, Any], size: int,
               strata_sizes: Mapping[str, int] | None = None) -> Fraction:
     """π = Pr(K ≥ 1): the probability that the record's index is drawn at least once (the
@@ -226,6 +361,8 @@ def inclusion(kind: str, params: Mapping[str, Any], size: int,
         return max(Fraction(m, strata_sizes[h]) for h, m in params["sizes"].items() if m)
     if kind == "srswr":
         return 1 - Fraction(size - 1, size) ** params["m"]
+    if kind == "systematic-random":
+        return _index_rates(kind, params, size, False)[1]
     if kind in ("must-ow", "must-wo", "must-ww"):
         law = truncated_law(kind, size, params.get("b"), params["m"])
         # Pr(K = 0) is kept exactly (l = 0 is never cut): π = 1 − Pr(K = 0)
@@ -253,7 +390,7 @@ def rr_pairs(kind: str, params: Mapping[str, Any], size: int, epsilon0: Fraction
         raise ValueError(f"{kind} under add-remove: no randomized-response pair is derived "
                          f"(the sample without the record has another law)")
     if kind not in ("poisson", "srswor", "srswr", "stratified-fixed", "must-ow", "must-wo",
-                    "must-ww"):
+                    "must-ww", "systematic-random"):
         raise ValueError(f"no randomized-response pair derived for design kind {kind!r}")
     exact = inclusion(kind, params, size, strata_sizes)
     # a huge exact π (with replacement: 1 − (1 − 1/N)^m) is rounded outward to 2^-96: both

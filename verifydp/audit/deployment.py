@@ -45,10 +45,11 @@ from typing import Any
 
 import flint
 
-from verifydp.accounting import Composed, Grid, composed, invert_delta
+from verifydp.accounting import Composed, FinitePair, Grid, Pair, composed, invert_delta
 from verifydp.accounting.atoms import discrete_gaussian_sf
 from verifydp.accounting.dominating import KERNELS, Dominating, dominating_pairs, law_pair
-from verifydp.accounting.shuffle import ShuffleTest, shuffle_lower
+from verifydp.accounting.shuffle import ShuffleTest, count_test, shuffle_lower
+from verifydp.accounting.twopoint import GaussianShift, gaussian_shift
 from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
 from verifydp.exact.arb import ball, kernel_cdf, rational
 from verifydp.exact.interval import Bracket
@@ -139,22 +140,60 @@ def _revealed(d: Dominating, steps: int, grid: Grid, budget: Fraction) -> DeltaF
     for i, j in enumerate(breaks):
         nxt = breaks[i + 1] if i + 1 < len(breaks) else steps + 1
         parts.append((sum(pmf[prev + 1:j + 1], Fraction(0)), sum(pmf[j:nxt], Fraction(0)),
-                      composed(d.pair, j, grid)))
+                      _j_fold(d.pair, j, grid)))
         prev = j
-    low = composed(d.lower, steps, grid)
+    low = _lower_end(d.lower, steps, grid)
     eta = _misclassified(d) if d.separation else None
 
     def delta(eps: Fraction) -> Bracket:
         per = [[c.delta_direction(eps, o) for _, _, c in parts] for o in (0, 1)]
         hi = tail + max(sum((w * b.hi for (w, _, _), b in zip(parts, bs, strict=True)),
                             Fraction(0)) for bs in per)
-        lo = low.delta(eps).lo
+        lo = low(eps)
         if eta is not None:  # the revealed mixture, less what misclassification can cost
             shown = max(sum((w * b.lo for (_, w, _), b in zip(parts, bs, strict=True)),
                             Fraction(0)) for bs in per)
             lo = max(lo, shown - steps * eta * (1 + rational(ball(eps).exp(), up=True)))
         return Bracket(lo, max(min(hi, Fraction(1)), lo))
     return delta
+
+
+def _shifted(pair: Pair | FinitePair) -> tuple[Fraction, Fraction] | None:
+    """(rate, shift) when `pair` is the added pair (1 − r)K(0) + rK(shift) against K(0)."""
+    if not isinstance(pair, Pair) or pair.q != ((Fraction(1), Fraction(0)),):
+        return None
+    far = [(w, c) for w, c in pair.p if c != 0]
+    if len(far) != 1 or far[0][1] <= 0:
+        return None
+    return far[0]
+
+
+def _j_fold(pair: Pair | FinitePair, j: int, grid: Grid) -> Composed | GaussianShift:
+    """The j-fold pair of a revealed cluster: the two-point Gaussian pair in closed form (a
+    whole displaced cluster moves the output by many noise units: a lattice over that loss
+    range would be huge), every other pair by the certified accountant."""
+    sh = _shifted(pair)
+    if sh is not None and sh[0] == 1 and isinstance(pair, Pair) and pair.kernel == "gauss":
+        return gaussian_shift(sh[1], pair.scale, j)
+    return composed(pair, j, grid)
+
+
+_COUNT_TEST_SHIFT = 4  # noise units: beyond, a realised added pair is bounded by a test
+
+
+def _lower_end(pair: Pair | FinitePair | None, steps: int, grid: Grid
+               ) -> Callable[[Fraction], Fraction]:
+    """A certified lower end of δ(ε) of a realised pair after T releases: composed, or, for an
+    added pair shifted by many noise units (a new cluster displacing a whole one), the
+    threshold-count test (`accounting.shuffle.count_test`)."""
+    assert pair is not None
+    sh = _shifted(pair)
+    if (sh is not None and isinstance(pair, Pair) and pair.kernel in ("gauss", "laplace")
+            and sh[1] > _COUNT_TEST_SHIFT * pair.scale):
+        test = count_test(pair.kernel, sh[1] / pair.scale, sh[0], steps)
+        return test.delta
+    c = composed(pair, steps, grid)
+    return lambda eps: c.delta(eps).lo
 
 
 def _misclassified(d: Dominating) -> Fraction:
@@ -335,7 +374,8 @@ def candidates(spec: AuditSpec) -> tuple[Dominating, ...]:
         kind, params, spec.size, mech.kind, mech.query, mech.magnitude,
         mech.diameter, mech.noise, spec.protect is Relation.ADD_REMOVE,
         {s.name: s.size for s in spec.strata}, spec.clusters,
-        mech.epsilon0 if mech.kind == "randomized-response" else None)
+        mech.epsilon0 if mech.kind == "randomized-response" else None,
+        spec.cluster_frame == "fixed")
 
 
 def _delta_fn(cands: tuple[Dominating, ...], steps: int, resample: bool, grid: Grid,
@@ -372,12 +412,14 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
         raise DesignFileError("composition.resample: false is not derived for "
                               "randomized-response (a new sample per release only)")
     if not comp.resample:
-        bad = [d for d in cands if d.q is None or d.form == "swapped" or d.reveal is not None]
+        bad = [d for d in cands if d.q is None or d.form in ("swapped", "moved")
+               or d.reveal is not None or d.lower is not None]
         if bad:
             raise DesignFileError(
                 "composition.resample: false is supported when the record is in the sample at "
-                f"most once, its value is not swapped in place and the design has no clusters "
-                f"({bad[0].form} pair here)")
+                f"most once, its value is not swapped in place nor moved between strata, the "
+                f"sample size is fixed and the design has no clusters ({bad[0].form} pair "
+                f"here)")
 
     def kernel_of(d: Dominating) -> tuple[Fraction, Fraction, str]:
         shift = max(c for _, c in d.pair.p)
@@ -444,6 +486,9 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
     target = _target(spec, quantity, at, result)
     acct = _accountant(spec, quantity, at, result) if spec.accountant is not None else None
     pairs, note = tuple(d.why for d in cands), ""
+    if spec.kind in ("cluster-srs", "two-stage-cluster") and spec.cluster_frame == "fixed":
+        note = ("cluster frame stated fixed in the file ([protect] clusters = \"fixed\"): "
+                "neighbours that form, dissolve or change a record's cluster are not covered")
     if shuffle:
         per = spec.size // spec.params["batch"]
         pairs = (f"one batch (the one-release line): {pairs[0]}",

@@ -14,6 +14,7 @@ from typing import Any
 from verifydp.audit.spec import (
     ACCOUNTANTS,
     ASSUMED_SAMPLERS,
+    CLUSTER_FRAMES,
     KINDS,
     MAX_CLUSTERS,
     MAX_EPSILON,
@@ -156,7 +157,11 @@ def schema() -> dict[str, Any]:
             "design": _design_schema(),
             "base": _guarantee("add-remove"),
             "protect": {"type": "object", "additionalProperties": False,
-                        "properties": {"relation": RELATION}},
+                        "properties": {"relation": RELATION, "clusters": {
+                            "enum": list(CLUSTER_FRAMES),
+                            "description": "cluster designs, deployment audit: 'fixed' states "
+                                           "that the cluster frame is public and fixed; "
+                                           "default 'open'"}}},
             "target": _guarantee("the protected relation"),
             "audit": {"type": "object", "additionalProperties": False, "properties": {
                 "instance_size": _int(4, 200),

@@ -100,10 +100,12 @@ DGAUSS_SIGMA = (Fraction(1, 10), Fraction(5000))  # the discrete engine's range 
 ACCOUNTANTS = ("dp-accounting-pld", "dp-accounting-rdp", "opacus-rdp", "opacus-prv",
                "prv-accountant", "autodp")
 ASSUMED_SAMPLERS = ("poisson", "fixed-size", "shuffle")
+CLUSTER_FRAMES = ("open", "fixed")
 MAX_STEPS = 10**6
 # designs whose per-step dominating pair is derived (verifydp.accounting.dominating)
 DEPLOYMENT_KINDS = ("poisson", "srswor", "srswr", "stratified-fixed", "cluster-srs",
-                    "two-stage-cluster", "must-ow", "must-wo", "must-ww", "shuffle")
+                    "two-stage-cluster", "must-ow", "must-wo", "must-ww", "shuffle",
+                    "systematic-random")
 
 
 class DesignFileError(ValueError):
@@ -210,6 +212,10 @@ class AuditSpec:
     mechanism: MechanismSpec | None = None
     composition: CompositionSpec | None = None
     accountant: AccountantSpec | None = None
+    # cluster designs: "open" — a record type carries its cluster, so a neighbour may form,
+    # dissolve or change a record's cluster; "fixed" — the file states that the cluster frame
+    # is public and fixed (records join or change within existing clusters)
+    cluster_frame: str = "open"
 
     def to_json(self) -> dict[str, Any]:
         def js(v: Any) -> Any:
@@ -816,8 +822,11 @@ def parse_design(obj: object) -> AuditSpec:
     kind, params, design = _design(t["design"], size, strata, clusters, classes)
     base = _guarantee("base", t["base"], None)
     prot = _table("protect", t.get("protect", {}))
-    _keys("protect", prot, ("relation",))
+    _keys("protect", prot, ("relation", "clusters"))
     protect = _relation("protect.relation", prot.get("relation", base.relation.value))
+    frame = _choice("protect.clusters", prot.get("clusters", "open"), CLUSTER_FRAMES)
+    if "clusters" in prot and kind not in ("cluster-srs", "two-stage-cluster"):
+        raise _fail("protect.clusters", f"applies to cluster designs only, not {kind}")
     target = _guarantee("target", t["target"], protect)
     if base.delta == 0 and target.delta > 0:
         pass  # a pure base may be compared with an approximate target: fine
@@ -840,7 +849,7 @@ def parse_design(obj: object) -> AuditSpec:
     acct = (_accountant(t["accountant"], kind, params, size, mech, comp)  # type: ignore[arg-type]
             if "accountant" in t else None)
     return AuditSpec(name, desc, size, strata, clusters, classes, kind, params, base,
-                     protect, target, inst, grid, design, mech, comp, acct)
+                     protect, target, inst, grid, design, mech, comp, acct, frame)
 
 
 def load_design(path: Path | str) -> AuditSpec:
