@@ -140,6 +140,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a usage error already printed
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
+        # Python 3.11's argparse drops a value of "--" (`--budget=--`) and hands the option an
+        # empty list instead of calling its type: refuse it like any bad value
+        for name, value in vars(args).items():
+            if isinstance(value, list) and not value and name not in ("claims",):
+                raise UsageError(f"--{name.replace('_', '-')}: missing value")
         if args.command == "claims":
             return cmd_claims(args)
         if args.command == "check":

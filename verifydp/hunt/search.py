@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any
 
-from hypothesis import HealthCheck, find, settings, target
+from hypothesis import HealthCheck, Phase, find, settings, target
 from hypothesis.errors import Flaky, NoSuchExample
 
 from verifydp.claims.base import InstanceResult, Verdict
@@ -193,13 +193,17 @@ def search(space: HuntSpace, seconds: float, seed: int,
                 on_witness(res, params, size)
         return True
 
+    # no explain phase: it only annotates a failure, and re-runs the test after shrinking
     cfg = settings(max_examples=10**6, deadline=None, database=None, derandomize=False,
-                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+                   phases=[p for p in Phase if p is not Phase.explain])
     with contextlib.suppress(NoSuchExample, _TimeUp), _hard_stop(stop):
         try:
             find(space.strategy, refuted, settings=cfg, random=Random(seed))
-        except Flaky:
-            # the alarm interrupted a draw, and hypothesis's replay of it differs: time is up
+        except (Flaky, IndexError):
+            # the alarm interrupted hypothesis mid-draw (a replay that differs, or its span
+            # bookkeeping left half-done: seen on a slow machine): once the time is up that is
+            # the end of the search, whose witnesses `refuted` has already kept
             if time.monotonic() <= stop[0]:
                 raise
     return out
