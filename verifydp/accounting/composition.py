@@ -792,13 +792,21 @@ def _upper(up: _Vec, eps: Fraction, h: Fraction) -> Fraction:
 @dataclass(frozen=True)
 class _Tails:
     """The threshold sums behind `_lower`, on the test's axis (reversed for δ_{Q‖P}): float
-    suffix sums to choose τ, arb suffix sums to certify the chosen one. ε-free, so built
-    once per direction and reused for every ε of a bisection."""
+    suffix sums to choose τ (ε-free, so built once per direction and reused for every ε of a
+    bisection), and the balls to certify the chosen τ's sums in arb (memoised per τ)."""
 
     ps: np.ndarray
     qs: np.ndarray
-    p_arb: list[flint.arb]
-    q_arb: list[flint.arb]
+    p_ball: list[flint.arb]
+    q_ball: list[flint.arb]
+    q_out: flint.arb
+    certified: dict[int, tuple[flint.arb, flint.arb]] = field(default_factory=dict)
+
+    def sums(self, tau: int) -> tuple[flint.arb, flint.arb]:
+        if tau not in self.certified:
+            self.certified[tau] = (sum(self.p_ball[tau:], flint.arb(0)),
+                                   sum(self.q_ball[tau:], flint.arb(0)) + self.q_out)
+        return self.certified[tau]
 
 
 def _tails(lp: _Vec, lq: _Vec, reverse: bool) -> _Tails:
@@ -820,12 +828,7 @@ def _tails(lp: _Vec, lq: _Vec, reverse: bool) -> _Tails:
     slack = 1 + 4 * n * 2.0**-52
     ps = np.cumsum(p_lo[::-1])[::-1] / slack
     qs = np.cumsum(q_hi[::-1])[::-1] * slack + float(neg.out.upper()) * slack
-    p_arb, q_arb = [flint.arb(0)] * n, [flint.arb(0)] * n
-    pa, qa = flint.arb(0), neg.out
-    for i in range(n - 1, -1, -1):
-        pa, qa = pa + p_ball[i], qa + q_ball[i]
-        p_arb[i], q_arb[i] = pa, qa
-    return _Tails(ps, qs, p_arb, q_arb)
+    return _Tails(ps, qs, p_ball, q_ball, neg.out)
 
 
 def _lower(t: _Tails, eps: Fraction) -> Fraction:
@@ -839,7 +842,8 @@ def _lower(t: _Tails, eps: Fraction) -> Fraction:
     best = int(np.argmax(vals))
     if vals[best] <= 0:
         return Fraction(0)
-    val = t.p_arb[best] - ee * t.q_arb[best]
+    p_tail, q_tail = t.sums(best)
+    val = p_tail - ee * q_tail
     return max(rational(val, up=False), Fraction(0))
 
 
