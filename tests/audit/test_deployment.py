@@ -274,26 +274,27 @@ def _strata(groups: tuple[tuple[tuple[F, ...], int], ...]) -> Comps:
     return sorted((w, c) for c, w in out.items())
 
 
-def _max_hi(cands: Any, eps: F) -> F:
-    return max(composed(d.pair, 1, Grid()).delta(eps).hi for d in cands)
+def _max_his(cands: Any) -> dict[F, F]:
+    cs = [composed(d.pair, 1, Grid(h=F(1, 200))) for d in cands]
+    return {e: max(c.delta(e).hi for c in cs) for e in EPS}
 
 
 def test_stratified_replacements_that_move_strata_are_covered() -> None:
     """Stratified fixed allocation, strata h and g of 2 records each, m = 1 in both, replace:
     the record may change value within its stratum or move to the other one (a record type
     carries its stratum: docs/foundations.md). Every such pair, both orientations, the record
-    on {−1, −1/2, 0, 1} and the others at ±1, stays below the candidates' largest certified δ; the
+    on {−1, −1/2, 0, 1} (its new value on {−1, 0, 1}) and the others at ±1, stays below the candidates' largest certified δ; the
     within-stratum pair alone (the mutant: strata fixed) is beaten by a move."""
     sigma = F(1)
     cands = dominating_pairs("stratified-fixed", {"sizes": {"h": 1, "g": 1}}, 4, "gaussian",
                              "sum", F(1), F(2), sigma, False, {"h": 2, "g": 2})
     assert {d.form for d in cands} == {"displaced", "moved"}
-    his = {e: _max_hi(cands, e) for e in EPS}
-    within = {e: composed(cands[0].pair, 1, Grid()).delta(e).hi for e in EPS}
+    his = _max_his(cands)
+    within = _max_his(cands[:1])
     beaten = False
     ends = (F(-1), F(1))  # the others at ±C; the record anywhere on the grid
     for h1, gs, x, x2 in itertools.product(ends, itertools.combinations_with_replacement(ends, 2),
-                                           GRID, GRID):
+                                           GRID, ends + (F(0),)):
         d = _strata((((h1, x), 1), (gs, 1)))
         pairs = [(d, _strata((((h1,), 1), (gs + (x2,), 1))))]  # moved from h to g
         if x2 != x:
@@ -524,17 +525,19 @@ def _cluster_his(relation: str, frame: str, sigma: str) -> dict[F, F]:
 
 @pytest.mark.parametrize("relation", ["add-remove", "replace"])
 def test_neighbours_that_change_the_clusters_are_covered(relation: str) -> None:
-    """Two clusters of 2, one drawn, then one record of it, σ = 1/2 (an open cluster frame:
+    """Two clusters of 2, one drawn, then one record of it, σ = 1 (an open cluster frame:
     a record type carries its cluster). Add/remove: the record forms a cluster of its own
     (3 clusters); replace: a record moves to the other cluster or to a new one. Every such
-    pair, both orientations, values in {−1, 0, 1}, stays below the certified one-release δ;
+    pair, both orientations, values in {−1, 0, 1} (the other cluster at ±1), stays below the
+    certified one-release δ;
     the fixed-frame bound (the mutant that ignores these neighbours) is beaten."""
-    sigma, vals = F(1, 2), (F(-1), F(0), F(1))
-    his = _cluster_his(relation, "open", "1/2")
-    fixed = _cluster_his(relation, "fixed", "1/2")
+    sigma, vals = F(1), (F(-1), F(0), F(1))
+    his = _cluster_his(relation, "open", "1")
+    fixed = _cluster_his(relation, "fixed", "1")
     beaten = False
+    ends = (F(-1), F(1))  # the other cluster at ±1
     for a_, b_ in itertools.product(itertools.product(vals, repeat=2),
-                                    itertools.combinations_with_replacement(vals, 2)):
+                                    itertools.combinations_with_replacement(ends, 2)):
         d = _two_stage((a_, b_))  # a_ = (the record, its mate); b_ the other cluster
         if relation == "add-remove":
             others = [_two_stage((a_, b_, (x,))) for x in vals]
