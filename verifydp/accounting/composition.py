@@ -913,7 +913,7 @@ def _refine_delta(pair: Pair | FinitePair, steps: int, eps: Fraction, grid: Grid
     certified lower end of δ is not composed again: δ = max of the two orders cannot be it."""
     caller_bits = grid.negligible_bits
     spread = _composed_spread(pair, steps)
-    if spread is not None and Fraction(spread / _SPREAD_STEPS) < grid.h:
+    if spread is not None and spread / _SPREAD_STEPS < grid.h:
         # a loss so small that the default lattice cannot see it (Laplace b = 20, q = 1/100)
         grid = replace(grid, h=Fraction(spread / _SPREAD_STEPS).limit_denominator(10**9))
     bits = min(grid.negligible_bits, _MIN_CUT_BITS)

@@ -303,13 +303,19 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
                                      add_remove, count, out[-1].lower))
         return tuple(out)
     if kind == "systematic-random":
-        # a data-independent label (the start s) picks a fixed-size draw without replacement:
-        # the displaced pair at the label's largest rate dominates (joint convexity over the
-        # common label; the pair grows with its rate)
-        q_max, q_mean, label = _index_rates(kind, params, size, add_remove)
+        if add_remove:
+            raise ValueError(f"{kind} under add-remove: an added record moves N and every "
+                             f"start's sample size; no dominating pair is derived (use "
+                             f"substitution)")
+        # the start s (uniform on k, independent of the data) picks an SRS of ⌊N/k⌋ or
+        # ⌈N/k⌉ records (Bun et al. §6.3): the displaced pair at the largest rate dominates
+        # (joint convexity over the common label; the pair grows with its rate)
+        k = params["interval"]
+        q_max, q_mean = Fraction(-(-size // k), size), inclusion(kind, params, size)
         top = make("displaced", _bernoulli(q_max), Fraction(0),
-                   f"{kind}: {label}, a fixed-size draw without replacement given it; the "
-                   f"largest rate {q_max} (displacement, shift {diameter})")
+                   f"{kind}: start s uniform on {k} (an SRS of ⌊N/{k}⌋ or ⌈N/{k}⌉ records), a "
+                   f"fixed-size draw without replacement given it; the largest rate {q_max} "
+                   f"(displacement, shift {diameter})")
         if q_mean == q_max:
             return (top,)  # one size: all others at −C realise it
         # the sizes vary: others at 0 (a count: outside the category) realise the record's
@@ -332,22 +338,6 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
     raise ValueError(f"no dominating pair derived for design kind {kind!r}")
 
 
-def _index_rates(kind: str, params: Mapping[str, Any], size: int, add_remove: bool
-                 ) -> tuple[Fraction, Fraction, str]:
-    """(largest rate, the record's inclusion probability, the label) of a design that draws a
-    fixed-size sample without replacement given a data-independent label: systematic
-    sampling over a secret random order (start s: an SRS of n_s, Bun et al. §6.3).
-    Substitution only: an added record moves N, hence every n_s."""
-    if add_remove:
-        raise ValueError(f"{kind} under add-remove: an added record moves N and every start's "
-                         f"sample size; no dominating pair is derived (use substitution)")
-    k = params["interval"]
-    # N = qk + r: r starts take q + 1 records, the others q; every position is chosen with
-    # probability 1/k
-    return (Fraction(-(-size // k), size), Fraction(1, k),
-            f"start s uniform on {k} (an SRS of ⌊N/{k}⌋ or ⌈N/{k}⌉ records)")
-
-
 def inclusion(kind: str, params: Mapping[str, Any], size: int,
               strata_sizes: Mapping[str, int] | None = None) -> Fraction:
     """π = Pr(K ≥ 1): the probability that the record's index is drawn at least once (the
@@ -362,7 +352,7 @@ def inclusion(kind: str, params: Mapping[str, Any], size: int,
     if kind == "srswr":
         return 1 - Fraction(size - 1, size) ** params["m"]
     if kind == "systematic-random":
-        return _index_rates(kind, params, size, False)[1]
+        return Fraction(1, params["interval"])  # every position is chosen w.p. 1/k
     if kind in ("must-ow", "must-wo", "must-ww"):
         law = truncated_law(kind, size, params.get("b"), params["m"])
         # Pr(K = 0) is kept exactly (l = 0 is never cut): π = 1 − Pr(K = 0)
