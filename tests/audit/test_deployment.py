@@ -317,6 +317,140 @@ def test_systematic_pair_without_displacement_is_refuted() -> None:
                       first=True)
 
 
+def _sized(values: tuple[F, ...], law: list[tuple[int, F]]) -> Comps:
+    """An SRS of a size drawn from `law` (independently of the values), the sums' law."""
+    out: dict[F, F] = {}
+    for m, w in law:
+        for p, c in srswor(values, m):
+            out[c] = out.get(c, F(0)) + w * p
+    return sorted((w, c) for c, w in out.items())
+
+
+def _rounded(values: tuple[F, ...], r: F, rounding: str) -> Comps:
+    from verifydp.designs.allocation import round_allocation
+
+    return _sized(values, list(round_allocation(r * len(values), rounding)))
+
+
+def _combined(parts: list[Comps]) -> Comps:
+    out: dict[F, F] = {F(0): F(1)}
+    for comps in parts:
+        nxt: dict[F, F] = {}
+        for w, c in comps:
+            for c0, w0 in out.items():
+                nxt[c0 + c] = nxt.get(c0 + c, F(0)) + w0 * w
+        out = nxt
+    return sorted((w, c) for c, w in out.items())
+
+
+SIZED = [  # (kind, params): allocations that jump, that never do, and random ones
+    ("proportional", {"r": F(1, 2), "rounding": "half-up"}),
+    ("proportional", {"r": F(1, 2), "rounding": "floor"}),
+    ("proportional", {"r": F(1, 2), "rounding": "randomised"}),
+    ("proportional", {"r": F(2, 3), "rounding": "randomised"}),
+    ("random-size", {"size_law": {1: F(1, 2), 2: F(1, 2)}}),
+]
+
+
+def _sized_mech(kind: str, params: dict[str, Any]) -> Any:
+    if kind == "random-size":
+        return lambda v: _sized(v, list(params["size_law"].items()))
+    return lambda v: _rounded(v, params["r"], params["rounding"])
+
+
+@pytest.mark.parametrize("add_remove", [True, False], ids=["add-remove", "substitution"])
+@pytest.mark.parametrize("kind,params", SIZED,
+                         ids=[f"{k}-{p.get('rounding', 'law')}-{p.get('r', '')}"
+                              for k, p in SIZED])
+def test_sizes_that_follow_the_data_are_covered(kind: str, params: dict[str, Any],
+                                                add_remove: bool) -> None:
+    """Sizes that follow N (m = round(r·N), three roundings) or are drawn from a law: every
+    dataset pair of N = 3 (add/remove: 2 against 3 records), contributions on
+    {−1, −1/2, 0, 1}, σ = 1, both orientations, stays below the candidates' largest
+    certified δ (a revealed mixture over the coupled sizes when they are random), and the
+    realised lower pairs are attained."""
+    sigma = F(1)
+    cands = dominating_pairs(kind, params, 3, "gaussian", "sum", F(1), F(2), sigma, add_remove)
+    his = _max_his(cands)
+    mech = _sized_mech(kind, params)
+    for d1, d2 in dataset_pairs(2, add_remove):
+        m1, m2 = mech(d1), mech(d2)
+        for e in EPS:
+            for a_, b_ in ((m1, m2), (m2, m1)):
+                assert set_delta(a_, b_, sigma, "gauss", e) <= his[e], (d1, d2, e)
+    for d in cands:  # others at 0 and the record at +C (add/remove) or ±C realise `lower`
+        if d.lower is None:
+            continue
+        big = mech((F(0), F(0), F(1)))
+        small = mech((F(0), F(0))) if add_remove else mech((F(0), F(0), F(-1)))
+        assert (sorted(big), sorted(small)) == (sorted(d.lower.p), sorted(d.lower.q))
+        if d.realised is not None:  # others at −C, the record at +C, D's size certain
+            from verifydp.accounting.shuffle import mixture_count_test
+
+            n = int(d.realised.where.split("(")[1].split(" ")[0])
+            small = mech((F(-1),) * n)
+            assert len(small) == 1
+            big = mech((F(-1),) * n + (F(1),))
+            assert sorted(d.realised.comps) == sorted((w, c - small[0][1]) for w, c in big)
+            test = mixture_count_test("gauss", d.realised.comps, 1)
+            for e in EPS:
+                assert test.delta(e) <= his[e]
+
+
+def test_an_allocation_that_jumps_beats_the_displaced_pair() -> None:
+    """Mutant: proportional allocation r = 1/10 with half-up rounding at N = 45
+    (round(4.5) = 5 against round(4.4) = 4) accounted as a fixed-size draw (displaced pair
+    at rate 5/45). With every record at +C the added record adds C with certainty (sums 5C
+    against 4C): the mutant is beaten, the engine's candidates are not."""
+    from verifydp.designs.allocation import round_allocation
+
+    sigma, r = F(1), F(1, 10)
+    (m_big, _), = round_allocation(r * 45, "half-up")
+    (m_small, _), = round_allocation(r * 44, "half-up")
+    big, small = [(F(1), F(m_big))], [(F(1), F(m_small))]
+    mutant = law_pair(((0, F(8, 9)), (1, F(1, 9))), F(2), sigma, "gauss", "displaced")
+    cands = dominating_pairs("proportional", {"r": r, "rounding": "half-up"}, 45, "gaussian",
+                             "sum", F(1), F(2), sigma, True)
+    his = _max_his(cands)
+    mut = composed(mutant, 1, Grid(h=F(1, 200)))
+    e = F(1, 2)
+    val = set_delta(big, small, sigma, "gauss", e)
+    assert val > mut.delta(e).hi
+    assert val <= his[e]
+
+
+@pytest.mark.parametrize("rounding", ["half-up", "randomised"])
+def test_stratified_proportional_moves_are_covered(rounding: str) -> None:
+    """Stratified proportional allocation (r = 1/2), strata h and g of 2 records, replace:
+    the record changes value in h or moves to g (h then holds 1 record, round(1/2), and g 3,
+    round(3/2): both allocations move). Every such pair, both orientations, the record on
+    {−1, −1/2, 0, 1} (new value on {−1, 0, 1}), the others at ±1, stays below the
+    candidates' largest certified δ; the in-place candidate alone is beaten by a move."""
+    sigma, r = F(1), F(1, 2)
+    params = {"r": r, "rounding": rounding}
+    cands = dominating_pairs("stratified-proportional", params, 4, "gaussian", "sum", F(1),
+                             F(2), sigma, False, {"h": 2, "g": 2})
+    assert {d.form for d in cands} == {"resized", "moved"} and cands[0].form == "resized"
+    his, within = _max_his(cands), _max_his(cands[:1])
+    beaten = False
+    ends = (F(-1), F(1))
+    for h1, gs, x, x2 in itertools.product(ends, itertools.combinations_with_replacement(ends, 2),
+                                           GRID, ends + (F(0),)):
+        d = _combined([_rounded((h1, x), r, rounding), _rounded(gs, r, rounding)])
+        pairs = [(d, _combined([_rounded((h1,), r, rounding),
+                                _rounded(gs + (x2,), r, rounding)]))]
+        if x2 != x:
+            pairs.append((d, _combined([_rounded((h1, x2), r, rounding),
+                                        _rounded(gs, r, rounding)])))
+        for a_, b_ in pairs:
+            for e in EPS:
+                for u, v in ((a_, b_), (b_, a_)):
+                    val = set_delta(u, v, sigma, "gauss", e)
+                    assert val <= his[e], (h1, gs, x, x2, e)
+                    beaten = beaten or val > within[e]
+    assert beaten
+
+
 # ---------------------------------------------------------------- composed results
 
 

@@ -54,6 +54,7 @@ __all__ = [
     "Composed",
     "Grid",
     "Pair",
+    "Revealed",
     "compose",
     "composed",
     "fixed_size_gaussian",
@@ -97,6 +98,31 @@ class Pair:
                 raise ValueError(f"{side}: weights must be non-negative and sum to 1 exactly")
             if self.kernel in _DISCRETE and any(Fraction(c).denominator != 1 for _, c in comps):
                 raise ValueError(f"{side}: the discrete Gaussian needs integer centres")
+
+
+@dataclass(frozen=True)
+class Revealed:
+    """A step that is the pair (P_l, Q_l) with probability w_l, the label l shown:
+    (l, P_l) against (l, Q_l). When a design's two runs share a data-independent label (a
+    coupled sample size, say) and the step given the label is dominated by (P_l, Q_l), the
+    step is a post-processing (forget the label) of this pair; its privacy-loss law is the
+    branches' mixed with the weights, so the lattice vectors are the branches' summed
+    (docs/foundations.md#composition). Compose's lower end is then the revealed pair's, not
+    the step's."""
+
+    branches: tuple[tuple[Fraction, Pair | FinitePair], ...]
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.branches or any(w <= 0 for w, _ in self.branches):
+            raise ValueError("a revealed mixture needs branches of positive weight")
+        if sum(w for w, _ in self.branches) != 1:
+            raise ValueError("the branch weights must sum to 1 exactly")
+        if any(not isinstance(b, (Pair, FinitePair)) for _, b in self.branches):
+            raise ValueError("a branch is a Pair or a FinitePair (no nested mixtures)")
+
+
+AnyPair = Pair | FinitePair | Revealed
 
 
 def poisson_gaussian(q: Fraction, sigma: Fraction) -> Pair:
@@ -430,10 +456,13 @@ class _Step:
     bucket_mean_q: float
 
 
-def _steps(pair: Pair | FinitePair, grid: Grid) -> tuple[_Step, _Step]:
+def _steps(pair: AnyPair, grid: Grid) -> tuple[_Step, _Step]:
     """Both directions (P‖Q and Q‖P) from one set of certified cells (or atoms)."""
     h = grid.h
     ha = ball(h)
+    if isinstance(pair, Revealed):
+        per = [(w, _steps(b, grid)) for w, b in pair.branches]
+        return (_mixed([(w, s[0]) for w, s in per]), _mixed([(w, s[1]) for w, s in per]))
     if isinstance(pair, FinitePair) or pair.kernel in _DISCRETE:
         return _atom_steps(pair, grid, ha)
     cuts = _cut_points(pair, grid)
@@ -484,6 +513,32 @@ def _both(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb, p_above:
                      [-i for i in cell_hi[::-1]], [-i for i in cell_lo[::-1]],
                      (-above[1], -above[0]), ha)
     return fwd, rev
+
+
+def _mixed(steps: list[tuple[Fraction, _Step]]) -> _Step:
+    """One direction of a revealed mixture (`Revealed`): the branches' vectors weighted and
+    summed on a common offset; the float moments are the mixture's (they only place
+    windows)."""
+    off = min(s.off for _, s in steps)
+    size = max(s.off + len(s.upper) for _, s in steps) - off
+
+    def add(key: str) -> list[flint.arb]:
+        out = [flint.arb(0)] * size
+        for w, s in steps:
+            wb = ball(w)
+            for i, x in enumerate(getattr(s, key)):
+                out[s.off - off + i] += wb * x
+        return out
+
+    ws = [float(w) for w, _ in steps]
+    mean = {k: sum(w * getattr(s, k) for w, (_, s) in zip(ws, steps, strict=True))
+            for k in ("mean_p", "mean_q", "bucket_mean_p", "bucket_mean_q")}
+    var = max(sum(w * (s.sd**2 + (getattr(s, k) - mean[k]) ** 2)
+                  for w, (_, s) in zip(ws, steps, strict=True)) for k in ("mean_p", "mean_q"))
+    inf = sum((ball(w) * s.upper_inf for w, s in steps), flint.arb(0))
+    return _Step(add("upper"), flint.arb(inf.upper()), add("low_p"), add("low_q"), off,
+                 mean["mean_p"], mean["mean_q"], math.sqrt(max(var, 1e-24)),
+                 mean["bucket_mean_p"], mean["bucket_mean_q"])
 
 
 def _lattice_index(xs: list[flint.arb], h: Fraction, up: bool) -> list[int]:
@@ -661,7 +716,7 @@ class Composed:
     """The k-fold composed vectors of both directions (or of those asked for); δ(ε) for any
     ε is cheap from here."""
 
-    pair: Pair | FinitePair
+    pair: AnyPair
     steps: int
     grid: Grid
     step_of: tuple[_Step, ...]          # per direction
@@ -847,7 +902,7 @@ def _lower(t: _Tails, eps: Fraction) -> Fraction:
     return max(rational(val, up=False), Fraction(0))
 
 
-def composed(pair: Pair | FinitePair, steps: int, grid: Grid = Grid(),
+def composed(pair: AnyPair, steps: int, grid: Grid = Grid(),
              directions: tuple[int, ...] = (0, 1)) -> Composed:
     """The certified k-fold composition of `pair` on `grid`: the upper vectors of the listed
     directions (0: P‖Q, 1: Q‖P; both by default), the bucket vectors when first needed."""
@@ -862,7 +917,7 @@ def composed(pair: Pair | FinitePair, steps: int, grid: Grid = Grid(),
                           for d, s in enumerate(steps_of)))
 
 
-def compose(pair: Pair | FinitePair, steps: int, *, epsilon: Fraction | None = None,
+def compose(pair: AnyPair, steps: int, *, epsilon: Fraction | None = None,
             delta: Fraction | None = None, grid: Grid = Grid(),
             rtol: Fraction | None = None, max_refinements: int = 3) -> Bracket:
     """Certified δ(ε) (give `epsilon`) or ε(δ) (give `delta`) after `steps` compositions of
@@ -905,7 +960,7 @@ def compose(pair: Pair | FinitePair, steps: int, *, epsilon: Fraction | None = N
         max_refinements -= 1
 
 
-def _refine_delta(pair: Pair | FinitePair, steps: int, eps: Fraction, grid: Grid,
+def _refine_delta(pair: AnyPair, steps: int, eps: Fraction, grid: Grid,
                   rtol: Fraction, max_refinements: int) -> Bracket:
     """`compose(epsilon=…, rtol=…)`: probe, first lattice, refinements (see `compose`).
     Every lattice's per-direction brackets are certified, so each level intersects them
@@ -968,10 +1023,11 @@ _PROBE_ORDER = 1.75    # the order of the width in h between the probe and the f
 _SPREAD_STEPS = 100    # the caller's lattice has at least this many steps per composed sd
 
 
-def _composed_spread(pair: Pair | FinitePair, steps: int) -> float | None:
+def _composed_spread(pair: AnyPair, steps: int) -> float | None:
     """The k-fold privacy loss's standard deviation under P, in floats (√k times one step's),
-    from a fine float grid; None for pairs on atoms. Only chooses a lattice."""
-    if isinstance(pair, FinitePair) or pair.kernel in _DISCRETE:
+    from a fine float grid; None for pairs on atoms and revealed mixtures. Only chooses a
+    lattice."""
+    if isinstance(pair, (FinitePair, Revealed)) or pair.kernel in _DISCRETE:
         return None
     lo, hi = _support(pair, Grid())
     xs = np.linspace(lo, hi, 20001)

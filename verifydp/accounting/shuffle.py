@@ -45,7 +45,8 @@ import numpy as np
 from verifydp.exact.arb import ball, bracket_ball, kernel_cdf, rational
 from verifydp.exact.special import exp as exp_bracket
 
-__all__ = ["ShuffleTest", "count_test", "max_test_probabilities", "shuffle_lower"]
+__all__ = ["ShuffleTest", "count_test", "max_test_probabilities", "mixture_count_test",
+           "shuffle_lower"]
 
 _KERNELS = ("gauss", "laplace")
 _CERTIFY = 4  # candidates evaluated rigorously per ε (the best by floats)
@@ -158,25 +159,40 @@ _COUNTS = 48  # counts k tried per threshold (all when T is small, else spread o
 
 def count_test(kernel: str, mu: Fraction, rate: Fraction, steps: int) -> ShuffleTest:
     """The threshold-count test on T independent releases of the added pair
-    (1 − r)K(0) + rK(μ) against K(0) (noise units): "at least k of the T outputs ≥ τ" has
-    probability Pr[Bin(T, p) ≥ k] with p = (1 − r)S(τ) + rS(τ − μ) under the first, and
-    Pr[Bin(T, S(τ)) ≥ k] under the second (S the kernel's survival function), so
+    (1 − r)K(0) + rK(μ) against K(0) (noise units): `mixture_count_test`. Used where
+    composing the pair on a lattice would take a loss range of hundreds (a whole cluster
+    displaced)."""
+    if not (0 < rate <= 1 and mu > 0):
+        raise ValueError("count test: need 0 < r ≤ 1, μ > 0")
+    comps = ((1 - rate, Fraction(0)), (rate, Fraction(mu))) if rate < 1 else ((rate, mu),)
+    return mixture_count_test(kernel, comps, steps,
+                              f"rate {rate}, shift μ = {float(mu):.4g} noise units")
+
+
+def mixture_count_test(kernel: str, comps: tuple[tuple[Fraction, Fraction], ...], steps: int,
+                       what: str = "") -> ShuffleTest:
+    """The threshold-count test on T independent releases of Σ_i w_i K(μ_i) against K(0)
+    (shifts in noise units, of any sign: no monotone loss is needed): "at least k of the T
+    outputs ≥ τ" has probability Pr[Bin(T, p) ≥ k] with p = Σ_i w_i S(τ − μ_i) under the
+    first and Pr[Bin(T, S(τ)) ≥ k] under the second (S the kernel's survival function), so
     δ(ε) ≥ Pr[Bin(T, p) ≥ k] − e^ε Pr[Bin(T, S(τ)) ≥ k] for every τ and k (a test on the
-    pair; the tails grow with the rate, so the lower end of p and the upper end of S(τ) keep
-    it certified). Used where composing the pair on a lattice would take a loss range of
-    hundreds (a whole cluster displaced)."""
+    pair; the tails grow with p, so the lower end of p and the upper end of S(τ) keep it
+    certified)."""
     if kernel not in _KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}")
-    if not (0 < rate <= 1 and steps >= 1 and mu > 0):
-        raise ValueError("count test: need 0 < r ≤ 1, T ≥ 1, μ > 0")
+    if steps < 1 or sum(w for w, _ in comps) != 1 or any(w < 0 for w, _ in comps):
+        raise ValueError("count test: need T ≥ 1 and weights summing to 1")
+    top = max(mu for _, mu in comps)
+    if top <= 0:
+        return ShuffleTest((), "no component above the reference: no test")
     ks = (range(1, steps + 1) if steps <= _COUNTS else
           sorted({max(1, round(steps * (i / _COUNTS) ** 2)) for i in range(1, _COUNTS + 1)}))
-    ra = ball(rate)
     cands: list[tuple[flint.arb, flint.arb]] = []
-    for tau in _taus(kernel, mu)[::2]:
+    for tau in _taus(kernel, top)[::2]:
         s0 = _clip01(1 - _cdf(kernel, tau))
-        p = _clip01((1 - ra) * s0 + ra * (1 - _cdf(kernel, tau - mu)))
+        p = _clip01(sum((ball(w) * (1 - _cdf(kernel, tau - mu)) for w, mu in comps if w),
+                        flint.arb(0)))
         tp, tq = _tails(p.lower(), steps), _tails(s0.upper(), steps)
         cands += [(tp[k], tq[k]) for k in ks]
     return ShuffleTest(tuple(cands), f"at least k of {steps} outputs ≥ τ on the realised pair "
-                                     f"(rate {rate}, shift μ = {float(mu):.4g} noise units)")
+                                     f"({what})")

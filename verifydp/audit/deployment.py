@@ -48,7 +48,12 @@ import flint
 from verifydp.accounting import Composed, FinitePair, Grid, Pair, composed, invert_delta
 from verifydp.accounting.atoms import discrete_gaussian_sf
 from verifydp.accounting.dominating import KERNELS, Dominating, dominating_pairs, law_pair
-from verifydp.accounting.shuffle import ShuffleTest, count_test, shuffle_lower
+from verifydp.accounting.shuffle import (
+    ShuffleTest,
+    count_test,
+    mixture_count_test,
+    shuffle_lower,
+)
 from verifydp.accounting.twopoint import GaussianShift, gaussian_shift
 from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
 from verifydp.exact.arb import ball, kernel_cdf, rational
@@ -97,11 +102,19 @@ def _plain(d: Dominating, steps: int, grid: Grid) -> DeltaFn:
     (randomized response under substitution), the lower end is `d.lower`'s, which is."""
     c = composed(d.pair, steps, grid)
     low = composed(d.lower, steps, grid) if d.lower is not None else None
+    test = None
+    if d.realised is not None:
+        r = d.realised
+        test = mixture_count_test(r.kernel, tuple((w, t / r.noise) for w, t in r.comps), steps,
+                                  f"others at −C, the record at +C, {r.where}")
 
     def delta(eps: Fraction) -> Bracket:
         b = c.delta(eps)
         if low is not None:
-            b = Bracket(min(low.delta(eps).lo, b.hi), b.hi)
+            lo = low.delta(eps).lo
+            if test is not None:
+                lo = max(lo, test.delta(eps))
+            b = Bracket(min(lo, b.hi), b.hi)
         lo = b.lo - (steps * d.tail * (1 + rational(ball(eps).exp(), up=True)) if d.tail else 0)
         hi = min(b.hi + steps * d.tail, Fraction(1))
         return Bracket(max(lo, Fraction(0)), max(hi, Fraction(0)))

@@ -103,7 +103,8 @@ ASSUMED_SAMPLERS = ("poisson", "fixed-size", "shuffle")
 CLUSTER_FRAMES = ("open", "fixed")
 MAX_STEPS = 10**6
 # designs whose per-step dominating pair is derived (verifydp.accounting.dominating)
-DEPLOYMENT_KINDS = ("poisson", "srswor", "srswr", "stratified-fixed", "cluster-srs",
+DEPLOYMENT_KINDS = ("poisson", "srswor", "srswr", "random-size", "proportional",
+                    "stratified-proportional", "stratified-fixed", "cluster-srs",
                     "two-stage-cluster", "must-ow", "must-wo", "must-ww", "shuffle",
                     "systematic-random")
 
