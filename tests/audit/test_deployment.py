@@ -794,6 +794,104 @@ def test_randomized_response_audit_against_brute_force() -> None:
     assert _frac(best_mixed) > _frac(fixed) * F(101, 100)  # why the symmetric pair is needed
 
 
+def _value_law(samples: list[tuple[tuple[str, ...], F]]) -> dict[tuple[str, ...], F]:
+    """The law of the sample as a multiset of values (what any statistic sees)."""
+    out: dict[tuple[str, ...], F] = {}
+    for sample, w in samples:
+        key = tuple(sorted(sample))
+        out[key] = out.get(key, F(0)) + w
+    return out
+
+
+def _tv(a: dict[tuple[str, ...], F], b: dict[tuple[str, ...], F]) -> F:
+    return sum((abs(a.get(k, F(0)) - b.get(k, F(0))) for k in set(a) | set(b)), F(0)) / 2
+
+
+def _uniform(items: list[tuple[str, ...]]) -> list[tuple[tuple[str, ...], F]]:
+    return [(x, F(1, len(items))) for x in items]
+
+
+def _must(values: tuple[str, ...], b: int, m: int, first: str) -> dict[tuple[str, ...], F]:
+    stage = (list(itertools.combinations(values, b)) if first == "wor"
+             else list(itertools.product(values, repeat=b)))
+    return _value_law([(d, w / b**m) for s, w in _uniform(stage)
+                       for d in itertools.product(s, repeat=m)])
+
+
+def _two_stage_sample(clusters: tuple[tuple[str, ...], ...], m: int) -> dict[tuple[str, ...], F]:
+    return _value_law([(s, F(1, len(clusters)) * w) for c in clusters
+                       for s, w in _uniform(list(itertools.combinations(c, min(m, len(c)))))])
+
+
+def _rr_theta(design: dict[str, Any], population: dict[str, Any], relation: str,
+              frame: str = "fixed") -> F:
+    obj = {"population": population, "design": design, "base": {"epsilon": 1},
+           "target": {"epsilon": 1}, "protect": {"relation": relation},
+           "mechanism": {"kind": "randomized-response", "epsilon0": 1},
+           "composition": {"steps": 1, "epsilon": "1/5"}}
+    if "clusters" in population:
+        obj["protect"]["clusters"] = frame
+    from verifydp.audit.deployment import candidates
+
+    (d,) = candidates(parse_design(obj))
+    return d.law[-1][1]  # ((0, 1 − θ), (1, θ)): the disagreement bound θ
+
+
+def test_randomized_response_disagreement_bounds_the_total_variation() -> None:
+    """Randomized response of any statistic is dominated by the symmetric pair at θ when
+    θ bounds the total variation between the two runs' sample laws (a statistic sees values
+    only). Checked exactly on every dataset pair with values in {u, v} for the record "x":
+    MUST.OW and MUST.WW under add/remove (N = 3, b = 2, m = 2), a two-stage cluster design
+    (2 clusters of 2, one drawn, one record of it) under add/remove with the frame fixed
+    (the record joins a cluster) and open (it forms its own), and proportional allocation
+    (r = 1/2, half-up: the size jumps) under add/remove. A θ below the worst pair fails."""
+    vals = ("u", "v")
+    cases = []
+    for first, kind in (("wor", "must-ow"), ("wr", "must-ww")):
+        worst = max(_tv(_must(o + ("x",), 2, 2, first), _must(o, 2, 2, first))
+                    for o in itertools.product(vals, repeat=2))
+        cases.append((worst, _rr_theta({"kind": kind, "b": 2, "m": 2}, {"size": 3},
+                                       "add-remove")))
+    two = {"kind": "two-stage-cluster", "ell": 1, "within": "srs", "m": 1}
+    fixed = max(_tv(_two_stage_sample(((a, "x"), (b, c)), 1),
+                    _two_stage_sample(((a,), (b, c)), 1))
+                for a, b, c in itertools.product(vals, repeat=3))
+    cases.append((fixed, _rr_theta(two, {"clusters": [2, 2]}, "add-remove")))
+    opened = max(_tv(_two_stage_sample(((a, b), (c, e), ("x",)), 1),
+                     _two_stage_sample(((a, b), (c, e)), 1))
+                 for a, b, c, e in itertools.product(vals, repeat=4))
+    cases.append((max(fixed, opened),
+                  _rr_theta(two, {"clusters": [2, 2]}, "add-remove", frame="open")))
+    prop = max(_tv(_value_law([(s, w * p) for m, p in ((2, F(1)),)
+                               for s, w in _uniform(list(itertools.combinations(o + ("x",), m)))]),
+                   _value_law([(s, w) for s, w in _uniform(list(itertools.combinations(o, 1)))]))
+               for o in itertools.product(vals, repeat=2))
+    cases.append((prop, _rr_theta({"kind": "proportional", "r": "1/2", "rounding": "half-up"},
+                                  {"size": 3}, "add-remove")))
+    for worst, theta in cases:
+        assert worst <= theta, (worst, theta)
+        assert worst > 0
+    assert fixed < opened  # the open frame needs its own term
+    # the realised lower end of the open frame (m = 2 ≤ every cluster): "fewer than ℓ·m
+    # records" has probability ℓ/(k + 1) = 1/3 with the record's own cluster, 0 without,
+    # above the record's inclusion 1/4
+    from verifydp.accounting import randomized_response
+    from verifydp.audit.deployment import candidates
+
+    obj = {"population": {"clusters": [4, 4]}, "design": {**two, "m": 2},
+           "base": {"epsilon": 1}, "target": {"epsilon": 1},
+           "protect": {"relation": "add-remove", "clusters": "open"},
+           "mechanism": {"kind": "randomized-response", "epsilon0": 1},
+           "composition": {"steps": 1, "epsilon": "1/5"}}
+    (d,) = candidates(parse_design(obj))
+    block = ("u", "v", "u", "v")
+    big = _two_stage_sample((block, block, ("x",)), 2)
+    small = _two_stage_sample((block, block), 2)
+    short = [sum((w for k, w in law.items() if len(k) < 2), F(0)) for law in (big, small)]
+    assert short == [F(1, 3), F(0)]
+    assert d.lower == randomized_response(F(1, 3), F(1), symmetric=False)
+
+
 def _dg_law(sigma: F, reach: int) -> dict[int, Any]:
     import mpmath
 

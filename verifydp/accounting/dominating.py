@@ -592,7 +592,8 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
     if mechanism == "randomized-response":
         if epsilon0 is None:
             raise ValueError("randomized response needs epsilon0")
-        return rr_pairs(kind, params, size, Fraction(epsilon0), add_remove, strata_sizes)
+        return rr_pairs(kind, params, size, Fraction(epsilon0), add_remove, strata_sizes,
+                        clusters, fixed_clusters)
     if mechanism not in KERNELS:
         raise ValueError(f"no dominating pair for mechanism {mechanism!r}")
     kernel = KERNELS[mechanism]
@@ -724,8 +725,69 @@ def inclusion(kind: str, params: Mapping[str, Any], size: int,
     raise ValueError(f"no inclusion probability derived for design kind {kind!r}")
 
 
+def _disagreement(kind: str, params: Mapping[str, Any], size: int, add_remove: bool,
+                  strata_sizes: Mapping[str, int] | None, clusters: tuple[int, ...],
+                  fixed_clusters: bool) -> tuple[Fraction, str]:
+    """An upper bound on the total variation between the two runs' sample laws, by a
+    coupling's probability of disagreeing (proofs/deployment_pairs.md#randomized-response),
+    and what it counts. The file's N is the larger population under add/remove."""
+    if kind in ("must-ow", "must-wo"):
+        return Fraction(params["b"], size), "the record is in the first stage"
+    if kind == "must-ww":
+        return (1 - Fraction(size - 1, size) ** params["b"],
+                "one of the first stage's draws is the record")
+    if kind in ("cluster-srs", "two-stage-cluster"):
+        k, ell = len(clusters), params["ell"]
+        if kind == "cluster-srs":
+            within = Fraction(1)
+        elif params["within"] == "poisson":
+            within = Fraction(params["q"])
+        else:  # the record's cluster has s records in the larger run (s − 1 in the smaller)
+            within = max(min(Fraction(1), Fraction(params["m"], s)) for s in
+                         (set(clusters) | ({c + 1 for c in clusters} if add_remove else set())))
+        tv, what = Fraction(ell, k) * within, "the record's cluster and then the record is drawn"
+        if not fixed_clusters:  # neighbours that change the clusters (#restructured)
+            if add_remove:
+                tv = max(tv, Fraction(ell, k + 1))
+            else:
+                both = Fraction(ell * (2 * k - ell - 1), k * (k - 1)) if k > 1 else Fraction(1)
+                rho = max(both, Fraction(ell, k) + Fraction(ell, k + 1))
+                if min(clusters) == 1 and k > 1:
+                    rho = max(rho, Fraction(ell, k) + Fraction(ell, k - 1))
+                tv = max(tv, min(rho, Fraction(1)))
+            what += ", or a cluster the neighbour forms, leaves or joins is drawn"
+        return tv, what
+    if kind in ("proportional", "stratified-proportional", "random-size"):
+        groups = dict(strata_sizes) if kind == "stratified-proportional" else {"": size}
+
+        def grown(n: int) -> Fraction | None:  # n → n + 1: the sizes or the record differ
+            lo, hi = (_size_law(kind, params, n) if n >= 0 else None,
+                      _size_law(kind, params, n + 1))
+            if lo is None or hi is None:
+                return None
+            return sum((w if m2 != m else w * Fraction(m, n + 1)
+                        for m, m2, w in _coupled(lo, hi)), Fraction(0))
+
+        if add_remove:
+            ts = [t for n in groups.values() for t in (grown(n - 1), grown(n)) if t is not None]
+            return max(ts), "the coupled sizes differ or the record is drawn"
+        inplace = max(sum((w * Fraction(m, n) for m, w in _size_law(kind, params, n) or ()),
+                          Fraction(0)) for n in groups.values())
+        if kind != "stratified-proportional" or len(groups) < 2:
+            return inplace, "the record is drawn (the size label is common)"
+        leave = max(t for n in groups.values() if n >= 1 and (t := grown(n - 1)) is not None)
+        join = max(t for n in groups.values() if (t := grown(n)) is not None)
+        return (max(inplace, 1 - (1 - leave) * (1 - join)),
+                "the record is drawn, or a move between strata changes a size or draws it")
+    return inclusion(kind, params, size, strata_sizes), "the record is drawn"
+
+
+_EXACT_LAW = ("poisson", "srswor", "srswr", "stratified-fixed")  # given K = 0: the smaller's law
+
+
 def rr_pairs(kind: str, params: Mapping[str, Any], size: int, epsilon0: Fraction,
              add_remove: bool, strata_sizes: Mapping[str, int] | None = None,
+             clusters: tuple[int, ...] = (), fixed_clusters: bool = False,
              ) -> tuple[Dominating, ...]:
     """Binary randomized response (parameter ε0) of any binary statistic f(S) of the sample
     (proofs/deployment_pairs.md#randomized-response), π = Pr(K ≥ 1):
@@ -735,38 +797,72 @@ def rr_pairs(kind: str, params: Mapping[str, Any], size: int, epsilon0: Fraction
       P = (1−π)RR(0) + πRR(1) against Q = RR(0) — every release is a post-processing of it,
       in the same order at every release, and the predicate "the record is in the sample"
       attains it;
-    * substitution (samples coupled by index, any design with a law of K): every release is
-      a post-processing of the symmetric pair (1−π)M + πRR(1) against (1−π)M + πRR(0) on
-      three outputs, in either order (`atoms.randomized_response`); the lower end comes from
-      the binary pair above, realised by the predicate "the sample holds a record with the
-      record's value under D" (no other record has it)."""
-    if add_remove and kind not in ("poisson", "srswor", "srswr", "stratified-fixed"):
-        raise ValueError(f"{kind} under add-remove: no randomized-response pair is derived "
-                         f"(the sample without the record has another law)")
+    * otherwise (substitution, or a design whose other draws move with the record): with
+      θ an upper bound on the total variation between the two runs' sample laws (a
+      coupling's disagreement probability, `_disagreement`; θ = π under substitution with
+      samples coupled by index), |Pr_D(f) − Pr_D'(f)| ≤ θ at every release, so every
+      release is a post-processing of the symmetric pair (1−θ)M + θRR(1) against
+      (1−θ)M + θRR(0) on three outputs, in either order (`atoms.randomized_response`); the
+      lower end comes from the binary pair at π, realised by the predicate "the sample holds
+      the record's value" (no other record has it)."""
     if kind not in ("poisson", "srswor", "srswr", "stratified-fixed", "must-ow", "must-wo",
-                    "must-ww", "systematic-random"):
+                    "must-ww", "systematic-random", "cluster-srs", "two-stage-cluster",
+                    "proportional", "stratified-proportional", "random-size"):
         raise ValueError(f"no randomized-response pair derived for design kind {kind!r}")
-    exact = inclusion(kind, params, size, strata_sizes)
+    if add_remove and kind == "systematic-random":
+        raise ValueError(f"{kind} under add-remove: an added record moves N and every start's "
+                         f"sample size; no pair is derived (use substitution)")
+    if kind in ("cluster-srs", "two-stage-cluster"):
+        k = len(clusters)
+        incl = Fraction(params["ell"], k) * (
+            Fraction(1) if kind == "cluster-srs" else Fraction(params["q"])
+            if params["within"] == "poisson" else
+            max(min(Fraction(1), Fraction(params["m"], s)) for s in clusters))
+    elif kind in ("proportional", "stratified-proportional", "random-size"):
+        groups = dict(strata_sizes) if kind == "stratified-proportional" else {"": size}
+        incl = max(sum((w * Fraction(m, n) for m, w in _size_law(kind, params, n) or ()),
+                       Fraction(0)) for n in groups.values())
+    else:
+        incl = inclusion(kind, params, size, strata_sizes)
+    tv, what = _disagreement(kind, params, size, add_remove, strata_sizes, clusters,
+                             fixed_clusters)
+    tv = max(tv, incl)
+
     # a huge exact π (with replacement: 1 − (1 − 1/N)^m) is rounded outward to 2^-96: both
     # pairs only need |Pr_D(f) − Pr_D'(f)| ≤ π, so a larger π still dominates, and a smaller π
     # gives a pair that the realised one dominates (a lower end still)
-    lo_pi, hi_pi = exact, exact
-    if exact.denominator > 2**96:
-        lo_pi = Fraction(exact.numerator * 2**96 // exact.denominator, 2**96)
-        hi_pi = min(Fraction(-(-exact.numerator * 2**96 // exact.denominator), 2**96),
-                    Fraction(1))
-    pi_txt = f"{exact}" if exact == hi_pi else f"{float(exact):.9g}"
-    law = ((0, 1 - hi_pi), (1, hi_pi)) if hi_pi < 1 else ((1, Fraction(1)),)
-    binary = randomized_response(hi_pi, epsilon0, symmetric=False)
-    lower = None if lo_pi == hi_pi else randomized_response(lo_pi, epsilon0, symmetric=False)
-    if add_remove:
+    def down(x: Fraction) -> Fraction:
+        return x if x.denominator <= 2**96 else Fraction(x.numerator * 2**96 // x.denominator,
+                                                          2**96)
+
+    def up(x: Fraction) -> Fraction:
+        return x if x.denominator <= 2**96 else min(
+            Fraction(-(-x.numerator * 2**96 // x.denominator), 2**96), Fraction(1))
+
+    hi_tv, lo_pi = up(tv), down(incl)
+
+    def txt(x: Fraction) -> str:
+        return f"{x}" if x.denominator <= 2**96 else f"{float(x):.9g}"
+
+    law = ((0, 1 - hi_tv), (1, hi_tv)) if hi_tv < 1 else ((1, Fraction(1)),)
+    if add_remove and kind in _EXACT_LAW:
+        binary = randomized_response(hi_tv, epsilon0, symmetric=False)
+        lower = None if lo_pi == hi_tv else randomized_response(lo_pi, epsilon0,
+                                                                  symmetric=False)
         return (Dominating(binary, "added", law, Fraction(0),
-                           f"{kind}: the record is drawn w.p. π = {pi_txt}, and randomized "
+                           f"{kind}: the record is drawn w.p. π = {txt(incl)}, and randomized "
                            f"response (ε0 = {epsilon0}) of any statistic of the sample is a "
                            f"post-processing of (1−π)RR(0) + πRR(1) vs RR(0)", lower=lower),)
-    return (Dominating(randomized_response(hi_pi, epsilon0, symmetric=True), "swapped", law,
+    if (kind == "two-stage-cluster" and add_remove and not fixed_clusters
+            and params["within"] == "srs" and 2 <= params["m"] <= min(clusters)):
+        # realised: the sample holds ℓ·m records unless the record's own new cluster (one
+        # record) is drawn, w.p. ℓ/(k + 1): the predicate "fewer than ℓ·m" attains it
+        lo_pi = max(lo_pi, down(Fraction(params["ell"], len(clusters) + 1)))
+    lower_pair = randomized_response(lo_pi, epsilon0, symmetric=False)
+    return (Dominating(randomized_response(hi_tv, epsilon0, symmetric=True), "swapped", law,
                        Fraction(0),
-                       f"{kind}: the record is drawn w.p. π = {pi_txt}; its value may favour "
-                       f"either dataset at every release: the symmetric pair (upper), "
-                       f"(1−π)RR(0) + πRR(1) vs RR(0) (lower, realised)",
-                       lower=lower or binary),)
+                       f"{kind}: the two runs' samples differ w.p. ≤ θ = {txt(tv)} ({what}); a "
+                       f"statistic's value may favour either dataset at every release: the "
+                       f"symmetric pair at θ (upper), (1−π)RR(0) + πRR(1) vs RR(0) at the "
+                       f"record's inclusion π = {txt(incl)} (lower, realised)",
+                       lower=lower_pair),)
