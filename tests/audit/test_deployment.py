@@ -568,6 +568,29 @@ def test_peers_inside_the_certified_bracket_poisson_dpsgd() -> None:
     assert F(lo) <= dep.result.hi and dep.result.lo <= F(hi)
 
 
+def test_peers_for_discrete_mechanisms_meet_the_certified_bracket() -> None:
+    """dp-accounting's PLD for the Poisson discrete-Gaussian example (σ = 3, q = 1/100, 52
+    weeks) and the Poisson-subsampled randomized response of the panel example: the
+    pessimistic PLD lies at or above the certified lower end, the optimistic one at or below
+    the upper end (at a discretisation of 1e-5, fine enough to meet them), and neither is
+    flagged."""
+    pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    dg = audit_deployment(load_design(EXAMPLES / "deploy_dgauss_count.toml"), curves=False)
+    assert dg.accountant is not None and dg.accountant.understates is None
+    for pessimistic in (True, False):
+        d = pld.from_discrete_gaussian_mechanism(3, sampling_prob=0.01,
+                                                 pessimistic_estimate=pessimistic,
+                                                 value_discretization_interval=1e-5)
+        e = F(d.self_compose(52).get_epsilon_for_delta(1e-6))
+        assert (e >= dg.result.lo) if pessimistic else (e <= dg.result.hi), (pessimistic, e)
+    rr = audit_deployment(load_design(EXAMPLES / "deploy_survey_rr.toml"), curves=False)
+    assert rr.accountant is not None and rr.accountant.value is not None
+    assert rr.accountant.understates is None
+    assert F(rr.accountant.value) >= rr.result.lo
+
+
 def test_fixed_size_example_flags_the_poisson_accountant() -> None:
     """Fixed-size batches accounted as Poisson: the report states the understatement with
     the certified numbers (T = 300 here; the example's 10^4 steps run in bench/)."""

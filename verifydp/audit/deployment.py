@@ -542,15 +542,38 @@ def _target(spec: AuditSpec, quantity: str, at: Fraction, result: Bracket) -> st
 # ---------------------------------------------------------------- the user's accountant
 
 
+def _rr_pld(q: float, epsilon0: float) -> Any:
+    """dp-accounting's PLD of Poisson-subsampled binary randomized response, as a user of
+    the library builds it: (1 − q)RR(0) + qRR(1) against RR(0), from its two mass functions,
+    both orders (the larger ε is taken)."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    keep = math.exp(epsilon0) / (1 + math.exp(epsilon0))
+    p = {1: math.log((1 - q) * (1 - keep) + q * keep), 0: math.log((1 - q) * keep + q * (1 - keep))}
+    r0 = {1: math.log(1 - keep), 0: math.log(keep)}
+    return [pld.from_two_probability_mass_functions(a, b, value_discretization_interval=1e-4)
+            for a, b in ((p, r0), (r0, p))]
+
+
 def peer_value(name: str, mechanism: str, q: float, z: float, steps: int, quantity: str,
-               at: float) -> float:
-    """The named accountant's ε at δ = at (or δ at ε = at), Poisson-subsampled. Raises
-    ImportError when the library is absent."""
+               at: float, sensitivity: int = 1, epsilon0: float | None = None) -> float:
+    """The named accountant's ε at δ = at (or δ at ε = at), Poisson-subsampled. `z` is the
+    noise multiplier (the discrete Gaussian's σ is z·sensitivity, an integer sensitivity);
+    randomized response takes `epsilon0`. Raises ImportError when the library is absent."""
     # peers are optional extras ([peers]): imported here so the audit runs without them
+    if name == "dp-accounting-pld" and mechanism == "randomized-response":
+        assert epsilon0 is not None
+        plds = [d.self_compose(steps) for d in _rr_pld(q, epsilon0)]
+        return max(d.get_epsilon_for_delta(at) if quantity == "epsilon"
+                   else d.get_delta_for_epsilon(at) for d in plds)
     if name == "dp-accounting-pld":
         from dp_accounting.pld import privacy_loss_distribution as pld
 
-        if mechanism == "laplace":
+        if mechanism == "discrete-gaussian":
+            d = pld.from_discrete_gaussian_mechanism(z * sensitivity, sensitivity=sensitivity,
+                                                     sampling_prob=q,
+                                                     value_discretization_interval=1e-4)
+        elif mechanism == "laplace":
             d = pld.from_laplace_mechanism(z, sampling_prob=q,
                                            value_discretization_interval=1e-4)
         else:
@@ -601,8 +624,10 @@ def _accountant(spec: AuditSpec, quantity: str, at: Fraction,
     a, mech = spec.accountant, spec.mechanism
     assert a is not None and mech is not None
     try:
-        value = float(peer_value(a.name, mech.kind, float(a.q), float(a.noise_multiplier),
-                                 a.steps, quantity, float(at)))
+        value = float(peer_value(
+            a.name, mech.kind, float(a.q), float(a.noise_multiplier), a.steps, quantity,
+            float(at), int(mech.magnitude) if mech.magnitude.denominator == 1 else 1,
+            float(mech.epsilon0) if mech.kind == "randomized-response" else None))
     except ImportError as exc:
         return AccountantResult(a.name, a.assumes, a.q, a.noise_multiplier, a.steps, None,
                                 f"not installed or not applicable here ({exc}); install the "

@@ -778,12 +778,10 @@ def _accountant(obj: object, kind: str, params: Mapping[str, Any], size: int,
         steps = comp.steps
     else:
         raise _fail("accountant.steps", "missing (no [composition] section gives it)")
-    if mech.kind in DISCRETE_MECHANISMS:
-        raise _fail("accountant.name", f"{mech.kind}: no peer accountant is compared for "
-                                       f"discrete mechanisms (remove [accountant])")
     if mech.kind != "gaussian" and name != "dp-accounting-pld":
         raise _fail("accountant.name", f"{name} is compared for Gaussian noise only "
-                                       f"(dp-accounting-pld also takes Laplace)")
+                                       f"(dp-accounting-pld also takes Laplace, the discrete "
+                                       f"Gaussian and randomized response)")
     return AccountantSpec(name, assumes, q, z, steps)
 
 
