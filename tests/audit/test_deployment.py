@@ -1038,3 +1038,18 @@ def test_opacus_accountants_against_the_certified_bracket(name: str) -> None:
     b = audit_deployment(parse_design(fixed), curves=False)
     assert b.accountant is not None and b.accountant.understates is not None
     assert b.accountant.understates > 2 and "understates by" in b.accountant.note
+
+
+def test_one_sample_releases_refuse_sizes_that_follow_the_data() -> None:
+    """`resample = false` needs the record in the sample at most once with nothing else
+    moving: a proportional allocation's size may move with the record (the one-sample
+    identity would take the inclusion rate for a shift that happens with certainty)."""
+    from verifydp.audit.spec import DesignFileError
+
+    obj = {"population": {"size": 1000},
+           "design": {"kind": "proportional", "r": "1/10", "rounding": "half-up"},
+           "base": {"epsilon": 1}, "target": {"epsilon": 1, "delta": 1e-6},
+           "mechanism": {"kind": "gaussian", "query": "sum", "clip": 1, "sigma": 2},
+           "composition": {"steps": 10, "delta": 1e-6, "resample": False}}
+    with pytest.raises(DesignFileError, match="resized pair"):
+        audit_deployment(parse_design(obj), curves=False)

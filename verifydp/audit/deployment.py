@@ -425,7 +425,7 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
         raise DesignFileError("composition.resample: false is not derived for "
                               "randomized-response (a new sample per release only)")
     if not comp.resample:
-        bad = [d for d in cands if d.q is None or d.form in ("swapped", "moved")
+        bad = [d for d in cands if d.q is None or d.form in ("swapped", "moved", "resized")
                or d.reveal is not None or d.lower is not None]
         if bad:
             raise DesignFileError(

@@ -306,13 +306,31 @@ def _clusters(spec: AuditSpec) -> Instance:
     for j in range(1, k_s):
         groups.setdefault(shape[j], []).append(types[j])
     sym = tuple(tuple(g) for g in groups.values() if len(g) > 1)
-    scen = Scenario(label, pair, design, symmetric=sym,
-                    shape={"cluster sizes": list(shape), "ell": ell_s, **design.params()})
+    dims = {"cluster sizes": list(shape), "ell": ell_s, **design.params()}
+    scens = [Scenario(label, pair, design, symmetric=sym, shape=dims)]
+    if spec.cluster_frame == "open":
+        # a record type carries its cluster: a neighbour may form, dissolve or change one
+        own = RecordType("x", cluster="new")
+        if spec.protect is Relation.ADD_REMOVE:
+            moved = PopulationPair(Population.of(common), Population.of({**common, own: 1}),
+                                   Relation.ADD_REMOVE)
+            scens.append(Scenario("add a record as a new cluster", moved, design,
+                                  symmetric=sym, shape=dims))
+        else:
+            base = {**common, types[0]: shape[0] - 1}
+            x = RecordType("x", cluster="c0")
+            for dest, what in ((RecordType("y", cluster="new"), "a new cluster"),
+                               (RecordType("y", cluster=f"c{k_s - 1}"),
+                                f"a cluster of size {shape[-1]}")):
+                moved = PopulationPair(Population.of({**base, x: 1}),
+                                       Population.of({**base, dest: 1}), Relation.REPLACE)
+                scens.append(Scenario(f"move a record from the largest cluster to {what}",
+                                      moved, design, shape=dims))
     capped = shape != spec.clusters
     note = (f"{k} clusters (largest {spec.clusters[0]}) scaled to {k_s} clusters of sizes "
             f"{list(shape)} (capped at {cap}; ℓ = {ell_s}); larger clusters only make the "
             "chosen clusters easier to detect" if capped else "full population")
-    return Instance((scen,), note)
+    return Instance(tuple(scens), note)
 
 
 # ---------------------------------------------------------------- PPS
@@ -479,10 +497,14 @@ def full_size_plan(spec: AuditSpec) -> FullSize:
                                 "drawn per cluster are random (no exchangeable filling)")
             sizes = sorted(Counter(spec.clusters).items())
             within = p.get("m") if kind == "two-stage-cluster" else None
-            return FullSize(tuple(fs.cluster_pairs(sizes, p["ell"], within, protect)),
+            open_frame = spec.cluster_frame == "open"
+            return FullSize(tuple(fs.cluster_pairs(sizes, p["ell"], within, protect,
+                                                   open_frame=open_frame)),
                             f"{len(spec.clusters)} clusters in {len(sizes)} size classes "
-                            "(x added to, removed from or replaced in a cluster of each size, "
-                            "as a new cluster, or moved between clusters of any two sizes)")
+                            "(x added to, removed from or replaced in a cluster of each size"
+                            + (", as a new cluster, or moved between clusters of any two "
+                               "sizes)" if open_frame else "; the cluster frame is stated "
+                               "fixed)"))
         if kind.startswith("must-"):
             return _must_plan(spec)
         if kind == "stratified-neyman":

@@ -103,6 +103,20 @@ ASSUMED_SAMPLERS = ("poisson", "fixed-size", "shuffle")
 CLUSTER_FRAMES = ("open", "fixed")
 MAX_STEPS = 10**6
 # designs whose per-step dominating pair is derived (verifydp.accounting.dominating)
+NOT_DEPLOYABLE = {  # why a design has no per-release dominating pair (docs/design-files.md)
+    "stratified-neyman": "the allocation follows the records' values (each stratum's spread), "
+                         "so one record can move every stratum's sample size; no pair is "
+                         "derived",
+    "systematic-fixed": "a fixed, known order: a record added or changed moves the residue "
+                        "class of the records after it (no amplification, Bun et al. §6.3); "
+                        "no pair is derived",
+    "poisson-pps": "inclusion probabilities follow the total size measure, so an added "
+                   "record thins every other inclusion; no pair is derived yet",
+    "successive-pps": "draw probabilities follow the remaining size measures; no pair is "
+                      "derived yet",
+    "cluster-pps": "cluster draw probabilities follow the cluster sizes, which a record "
+                   "moves; no pair is derived yet",
+}
 DEPLOYMENT_KINDS = ("poisson", "srswor", "srswr", "random-size", "proportional",
                     "stratified-proportional", "stratified-fixed", "cluster-srs",
                     "two-stage-cluster", "must-ow", "must-wo", "must-ww", "shuffle",
@@ -838,8 +852,9 @@ def parse_design(obj: object) -> AuditSpec:
     if "accountant" in t and mech is None:
         raise _fail("mechanism", "missing section (an accountant needs the mechanism)")
     if (mech or comp) and kind not in DEPLOYMENT_KINDS:
-        raise _fail("design.kind", f"{kind}: no dominating pair is derived for this design yet "
-                                   f"(deployment audits: {', '.join(DEPLOYMENT_KINDS)})")
+        why = NOT_DEPLOYABLE.get(kind, "no dominating pair is derived for this design yet")
+        raise _fail("design.kind", f"{kind}: {why} (deployment audits: "
+                                   f"{', '.join(DEPLOYMENT_KINDS)})")
     if kind == "shuffle":
         if mech is not None and mech.kind in DISCRETE_MECHANISMS:
             raise _fail("mechanism.kind", f"{mech.kind}: shuffled batches are derived for "

@@ -434,15 +434,18 @@ def allocation_change(rows: Sequence[tuple[str, int, int, int, int, bool, bool]]
 
 
 def cluster_pairs(sizes: Sequence[tuple[int, int]], ell: int, within_m: int | None,
-                  protect: Relation, max_points: int = MAX_ORBIT_POINTS) -> list[Orbit]:
+                  protect: Relation, max_points: int = MAX_ORBIT_POINTS,
+                  open_frame: bool = True) -> list[Orbit]:
     """Cluster SRS (within_m None: whole clusters) or two-stage with SRS of within_m records
     in each drawn cluster. `sizes`: (cluster size, number of clusters) classes.
 
     φ = (records drawn from the other clusters, per class of equal contribution; common records
     of the changed cluster c; x[, y]). The others' sample given those totals is a uniform set of
     clusters of each class, filled cluster by cluster (fact 8, exchangeable filling). One orbit
-    per size class of c (add to / remove from / replace in a cluster of that size) and, under
-    add-remove, x as a new cluster of its own."""
+    per size class of c (add to / remove from / replace in a cluster of that size) and, with
+    an open frame (a record type carries its cluster), x as a new cluster of its own
+    (add-remove) or moved between clusters (replace); `open_frame=False` is a fixed, public
+    frame that no neighbour changes."""
     k = sum(c for _, c in sizes)
 
     def contrib(s: int) -> int:
@@ -462,6 +465,8 @@ def cluster_pairs(sizes: Sequence[tuple[int, int]], ell: int, within_m: int | No
             out.append(_cluster_orbit(others, k, ell, s, s, contrib, within_m,
                                       f"replace a record in a cluster of size {s}", max_points,
                                       replace=True))
+    if not open_frame:
+        return out
     if protect is Relation.REPLACE:
         moves = len(sizes) * (len(sizes) + 1)
         if moves > MAX_MOVES:  # the replace answer is then bounded below only
