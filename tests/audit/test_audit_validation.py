@@ -315,8 +315,8 @@ BAD_DEPLOY = [
     (_with("design", {"kind": "srswr", "m": 10},
            _with("protect", {"relation": "replace"}, _with("accountant", _DELETE, DEPLOY))),
      None),
-    (_with("design", {"kind": "random-size", "size_law": {"1": 1}}, DEPLOY),
-     r"^design\.kind: random-size: no dominating pair is derived"),
+    (_with("design", {"kind": "systematic-fixed", "interval": 10}, DEPLOY),
+     r"^design\.kind: systematic-fixed: a fixed, known order"),
     (_with("population.size", 10**8, DEPLOY), r"^population\.size: 100000000 exceeds"),
 ]
 

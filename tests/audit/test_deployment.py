@@ -1053,3 +1053,53 @@ def test_one_sample_releases_refuse_sizes_that_follow_the_data() -> None:
            "composition": {"steps": 10, "delta": 1e-6, "resample": False}}
     with pytest.raises(DesignFileError, match="resized pair"):
         audit_deployment(parse_design(obj), curves=False)
+
+
+def _poisson_pps(records: tuple[tuple[F, F], ...], n: F) -> Comps:
+    """Poisson PPS of (value, measure) records: each kept w.p. min(1, n·s/T), the sums' law."""
+    total = sum((m for _, m in records), F(0))
+    rates = [min(F(1), n * m / total) for _, m in records]
+    out: dict[F, F] = {}
+    for keep in itertools.product((0, 1), repeat=len(records)):
+        w = math.prod((r if k else 1 - r) for r, k in zip(rates, keep, strict=True))
+        if w:
+            c = sum((v for (v, _), k in zip(records, keep, strict=True) if k), F(0))
+            out[c] = out.get(c, F(0)) + w
+    return sorted((w, c) for c, w in out.items())
+
+
+def test_poisson_pps_pair_covers_every_added_record() -> None:
+    """Poisson PPS, expected size 1, size classes {1: 2 records, 3: 1}: every added record
+    of either measure, to the file's population or to it less a record of measure 3, with
+    values on {−1, −1/2, 0, 1} (C = 1), σ = 1, both orientations, stays below the certified
+    δ of the thinned pair; the realised pair (others at 0) is attained, and the Poisson
+    pair at the record's own rate (thinning ignored) is beaten."""
+    sigma, n = F(1), F(1)
+    classes = ((F(1), 2), (F(3), 1))
+    (d,) = dominating_pairs("poisson-pps", {"expected_size": n}, 3, "gaussian", "sum", F(1),
+                            F(2), sigma, True, size_classes=classes)
+    his = _max_his((d,))
+    c = composed(d.pair, 1, Grid(h=F(1, 200)))
+    assert all(c.delta(e).hi <= his[e] + d.tail for e in EPS)
+    file_measures = (F(1), F(1), F(3))
+    beaten = False
+    mutant = composed(law_pair(((0, F(2, 5)), (1, F(3, 5))), F(1), sigma, "gauss", "added"),
+                      1, Grid(h=F(1, 200)))
+    for base in (file_measures[:2], file_measures):
+        for vals in itertools.product(GRID, repeat=len(base)):
+            others = tuple(zip(vals, base, strict=True))
+            for x, u in itertools.product(GRID, (F(1), F(3))):
+                big = _poisson_pps(others + ((x, u),), n)
+                small = _poisson_pps(others, n)
+                for e in EPS:
+                    for a_, b_ in ((big, small), (small, big)):
+                        val = set_delta(a_, b_, sigma, "gauss", e)
+                        assert val <= his[e] + d.tail, (others, x, u, e)
+                        beaten = beaten or val > mutant.delta(e).hi
+    assert beaten
+    assert d.lower is not None
+    big = _poisson_pps(((F(0), F(1)), (F(0), F(1)), (F(1), F(3))), n)
+    assert sorted(big) == sorted(d.lower.p)
+    with pytest.raises(ValueError, match="substitution"):
+        dominating_pairs("poisson-pps", {"expected_size": n}, 3, "gaussian", "sum", F(1), F(2),
+                         sigma, False, size_classes=classes)

@@ -50,6 +50,7 @@ from verifydp.accounting.atoms import FinitePair, randomized_response
 from verifydp.accounting.composition import AnyPair, Pair, Revealed
 from verifydp.accounting.laws import truncated_law
 from verifydp.designs.allocation import round_allocation
+from verifydp.exact.arb import ball, rational
 
 __all__ = ["Dominating", "Realised", "dominating_pairs", "inclusion", "law_pair", "moved_pair",
            "rr_pairs"]
@@ -478,6 +479,108 @@ def _resized(kind: str, params: Mapping[str, Any], size: int, a: Fraction, d: Fr
     return tuple(out)
 
 
+_PPS_BITS = 40  # rates rounded up to this many bits (a larger rate dominates)
+_PPS_TAIL_BITS = 64  # label and binomial tails below 2^-this are counted as δ = 1
+_PPS_BULK = Fraction(9, 2)  # the label's bulk piece: |S| ≤ μ + this many sd
+
+
+def _up_dyadic(x: Fraction, bits: int = _PPS_BITS) -> Fraction:
+    return min(Fraction(-(-x.numerator * 2**bits // x.denominator), 2**bits), Fraction(1))
+
+
+def _binomial_up(t: int, rho: Fraction) -> tuple[list[Fraction], Fraction]:
+    """Pr(Bin(t, ρ) = k) for k = 0 … K and the exact mass beyond K, K the first count whose
+    remaining tail is below 2^-_PPS_TAIL_BITS (or t)."""
+    pmf: list[Fraction] = []
+    left, cut = Fraction(1), Fraction(1, 2**_PPS_TAIL_BITS)
+    term = (1 - rho) ** t
+    for k in range(t + 1):
+        pmf.append(term)
+        left -= term
+        if left <= cut:
+            break
+        term = term * (t - k) * rho / ((k + 1) * (1 - rho))
+    return pmf, max(left, Fraction(0))
+
+
+def _bernstein(mu: float, var: float, t: float) -> Fraction:
+    """An upper bound on Pr(X ≥ t) for X a sum of independent Bernoullis with mean μ and
+    variance v (Bernstein: exp(−s²/(2(v + s/3))), s = t − μ), rounded up to a rational."""
+    sgap = t - mu
+    if sgap <= 0:
+        return Fraction(1)
+    s_lo = Fraction(sgap) * Fraction(1 - 2**-40)  # floats chose t: round the exponent's input
+    v_hi = Fraction(var) * Fraction(1 + 2**-40) + Fraction(1, 2**60)
+    expo = -(s_lo * s_lo) / (2 * (v_hi + s_lo / 3))
+    return min(Fraction(1), rational(ball(expo).exp(), up=True))
+
+
+def _poisson_pps(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...],
+                 a: Fraction, d: Fraction, noise: Fraction, kernel: str, count: bool
+                 ) -> Dominating:
+    """Poisson PPS (inclusion min(1, n·s/T), T the total size measure) under add/remove, the
+    record's measure one of the listed classes (proofs/deployment_pairs.md#pps): the added
+    record (measure u, the largest: every rate grows with it) joins D′ w.p.
+    π′ = min(1, n·u/(T₀ + u)) and thins every other inclusion by at most ρ = u/(T₀ + u)
+    (T₀ = T − u: D is the file's population less one record of measure u). Given D's
+    sample S the shift is at most (B + Bin(|S|, ρ))·a, B ~ Bernoulli(π′): aligned, revealed
+    over |S| in pieces whose weights are Bernstein bounds on |S|'s upper tail (a larger
+    label dominates), the last tail counted as δ = 1."""
+    n = Fraction(params["expected_size"])
+    u = max(m for m, c in classes if c)
+    total = sum((m * c for m, c in classes), Fraction(0))
+    t0 = total - u
+    counts = [(m, c - (1 if m == u else 0)) for m, c in classes]
+    rates = [(min(Fraction(1), n * m / t0) if t0 > 0 else Fraction(1), c) for m, c in counts]
+    n_d = sum(c for _, c in counts)
+    mu = float(sum((p * c for p, c in rates), Fraction(0)))
+    var = float(sum((p * (1 - p) * c for p, c in rates), Fraction(0)))
+    pi_in = _up_dyadic(min(Fraction(1), n * u / (t0 + u)))
+    rho = _up_dyadic(u / (t0 + u))
+    sd = max(var, 1e-12) ** 0.5
+    # the last threshold: Bernstein's tail below 2^-_PPS_TAIL_BITS
+    need = _PPS_TAIL_BITS * 0.6931471805599453
+    last = mu + (2 * need / 3 + ((2 * need / 3) ** 2 + 8 * need * var) ** 0.5) / 2 + 1
+    # two pieces, |S| ≤ t₁ (the bulk) and t₁ < |S| ≤ t₂, then the tail beyond t₂
+    cuts = sorted({min(n_d, int(mu + float(_PPS_BULK) * sd) + 1), min(n_d, int(last) + 1)})
+    survive = [(_bernstein(mu, var, t + 1) if t < n_d else Fraction(0)) for t in cuts]
+    for i in range(len(survive) - 2, -1, -1):  # non-increasing: a larger piece dominates
+        survive[i] = max(survive[i], survive[i + 1])
+    branches: list[tuple[Fraction, AnyPair]] = []
+    tail = survive[-1]
+    prev = Fraction(1)
+    for t, sv in zip(cuts, survive, strict=True):
+        w = prev - sv
+        prev = sv
+        if w <= 0:
+            continue
+        pmf, rest = _binomial_up(t, rho)
+        tail += w * rest
+        law: dict[Fraction, Fraction] = {}
+        for k, x in enumerate(pmf):
+            for b, y in ((0, 1 - pi_in), (1, pi_in)):
+                if x * y:
+                    law[(k + b) * a] = law.get((k + b) * a, Fraction(0)) + x * y
+        tot = sum(law.values(), Fraction(0))
+        branches.append((w, Pair(tuple(sorted((x / tot, c) for c, x in law.items())),
+                                 ((Fraction(1), Fraction(0)),), noise, kernel,
+                                 "poisson-pps thinned")))
+    # renormalised branches: the dropped binomial tails are in `tail`
+    tot_w = sum((w for w, _ in branches), Fraction(0))
+    branches = [(w / tot_w, b) for w, b in branches]
+    pair = branches[0][1] if len(branches) == 1 else Revealed(tuple(branches),
+                                                              "poisson-pps thinned")
+    # realised: others at 0 (a dropped one moves nothing), the record at +C (a count: 1)
+    lower = law_pair(_bernoulli(min(Fraction(1), n * u / (t0 + u))), d if count else a,
+                     noise, kernel, "added", "poisson-pps realised")
+    return Dominating(pair, "thinned", _bernoulli(pi_in), tail,
+                      f"poisson-pps: a record of measure {u} (the largest) joins w.p. "
+                      f"{float(pi_in):.6g} and thins every other inclusion by ≤ {float(rho):.3g} "
+                      f"(E|S| = {mu:.6g}); shifts aligned, revealed over |S| in "
+                      f"{len(branches)} pieces (Bernstein tails), tail {float(tail):.1e}",
+                      lower=lower)
+
+
 @dataclass(frozen=True)
 class _Side:
     """A stratum gaining the record for a move (`_resized_moves`): sizes coupled m → m′;
@@ -582,7 +685,9 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
                      query: str, magnitude: Fraction, diameter: Fraction, noise: Fraction,
                      add_remove: bool, strata_sizes: Mapping[str, int] | None = None,
                      clusters: tuple[int, ...] = (), epsilon0: Fraction | None = None,
-                     fixed_clusters: bool = False) -> tuple[Dominating, ...]:
+                     fixed_clusters: bool = False,
+                     size_classes: tuple[tuple[Fraction, int], ...] = ()
+                     ) -> tuple[Dominating, ...]:
     """The candidate per-step pairs of a design (the design file's kind and parameters,
     population size N): the worst case over all neighbouring datasets is the largest of
     the candidates' composed δ (each covers the dataset pairs its `why` names).
@@ -664,6 +769,13 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
             out.append(_restructured(kind, params, clusters, magnitude, noise, kernel,
                                      add_remove, count, out[-1].lower))
         return tuple(out)
+    if kind == "poisson-pps":
+        if not add_remove:
+            raise ValueError(f"{kind} under substitution: a changed record changes its size "
+                             f"measure, hence the total and every inclusion; no pair is "
+                             f"derived (use add-remove)")
+        return (_poisson_pps(params, size_classes, magnitude, diameter, noise, kernel,
+                             count),)
     if kind in ("proportional", "stratified-proportional", "random-size"):
         return _resized(kind, params, size, magnitude, diameter, noise, kernel, add_remove,
                         count, strata_sizes)

@@ -110,14 +110,12 @@ NOT_DEPLOYABLE = {  # why a design has no per-release dominating pair (docs/desi
     "systematic-fixed": "a fixed, known order: a record added or changed moves the residue "
                         "class of the records after it (no amplification, Bun et al. §6.3); "
                         "no pair is derived",
-    "poisson-pps": "inclusion probabilities follow the total size measure, so an added "
-                   "record thins every other inclusion; no pair is derived yet",
     "successive-pps": "draw probabilities follow the remaining size measures; no pair is "
                       "derived yet",
     "cluster-pps": "cluster draw probabilities follow the cluster sizes, which a record "
                    "moves; no pair is derived yet",
 }
-DEPLOYMENT_KINDS = ("poisson", "srswor", "srswr", "random-size", "proportional",
+DEPLOYMENT_KINDS = ("poisson", "poisson-pps", "srswor", "srswr", "random-size", "proportional",
                     "stratified-proportional", "stratified-fixed", "cluster-srs",
                     "two-stage-cluster", "must-ow", "must-wo", "must-ww", "shuffle",
                     "systematic-random")
