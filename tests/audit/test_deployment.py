@@ -891,6 +891,21 @@ def test_randomized_response_disagreement_bounds_the_total_variation() -> None:
                for o in itertools.product(vals, repeat=2))
     cases.append((prop, _rr_theta({"kind": "proportional", "r": "1/2", "rounding": "half-up"},
                                   {"size": 3}, "add-remove")))
+    def pps(records: tuple[tuple[str, F], ...]) -> dict[tuple[str, ...], F]:
+        total = sum((m for _, m in records), F(0))
+        rates = [min(F(1), m / total) for _, m in records]  # expected size 1
+        return _value_law([(tuple(v for (v, _), k in zip(records, keep, strict=True) if k),
+                            math.prod((r if k else 1 - r) for r, k in zip(rates, keep,
+                                                                           strict=True)))
+                           for keep in itertools.product((0, 1), repeat=len(records))])
+
+    worst_pps = max(_tv(pps(tuple(zip(o, (F(1), F(1)), strict=True)) + (("x", F(3)),)),
+                        pps(tuple(zip(o, (F(1), F(1)), strict=True))))
+                    for o in itertools.product(vals, repeat=2))
+    cases.append((worst_pps, _rr_theta({"kind": "poisson-pps", "expected_size": 1},
+                                       {"size_classes": [{"measure": 1, "count": 2},
+                                                         {"measure": 3, "count": 1}]},
+                                       "add-remove")))
     for worst, theta in cases:
         assert worst <= theta, (worst, theta)
         assert worst > 0

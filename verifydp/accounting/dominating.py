@@ -515,6 +515,18 @@ def _bernstein(mu: float, var: float, t: float) -> Fraction:
     return min(Fraction(1), rational(ball(expo).exp(), up=True))
 
 
+def _pps_rates(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...]
+               ) -> tuple[Fraction, list[tuple[Fraction, int]], Fraction]:
+    """(π′ of the added record of the largest measure u, the other classes' (π_k, count)
+    in D = the file less one such record, the thinning bound ρ = u/(T₀ + u)) (#pps)."""
+    n = Fraction(params["expected_size"])
+    u = max(m for m, c in classes if c)
+    t0 = sum((m * c for m, c in classes), Fraction(0)) - u
+    counts = [(m, c - (1 if m == u else 0)) for m, c in classes]
+    rates = [(min(Fraction(1), n * m / t0) if t0 > 0 else Fraction(1), c) for m, c in counts]
+    return min(Fraction(1), n * u / (t0 + u)), rates, u / (t0 + u)
+
+
 def _poisson_pps(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...],
                  a: Fraction, d: Fraction, noise: Fraction, kernel: str, count: bool
                  ) -> Dominating:
@@ -526,17 +538,12 @@ def _poisson_pps(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int],
     sample S the shift is at most (B + Bin(|S|, ρ))·a, B ~ Bernoulli(π′): aligned, revealed
     over |S| in pieces whose weights are Bernstein bounds on |S|'s upper tail (a larger
     label dominates), the last tail counted as δ = 1."""
-    n = Fraction(params["expected_size"])
     u = max(m for m, c in classes if c)
-    total = sum((m * c for m, c in classes), Fraction(0))
-    t0 = total - u
-    counts = [(m, c - (1 if m == u else 0)) for m, c in classes]
-    rates = [(min(Fraction(1), n * m / t0) if t0 > 0 else Fraction(1), c) for m, c in counts]
-    n_d = sum(c for _, c in counts)
+    exact_in, rates, exact_rho = _pps_rates(params, classes)
+    n_d = sum(c for _, c in rates)
     mu = float(sum((p * c for p, c in rates), Fraction(0)))
     var = float(sum((p * (1 - p) * c for p, c in rates), Fraction(0)))
-    pi_in = _up_dyadic(min(Fraction(1), n * u / (t0 + u)))
-    rho = _up_dyadic(u / (t0 + u))
+    pi_in, rho = _up_dyadic(exact_in), _up_dyadic(exact_rho)
     sd = max(var, 1e-12) ** 0.5
     # the last threshold: Bernstein's tail below 2^-_PPS_TAIL_BITS
     need = _PPS_TAIL_BITS * 0.6931471805599453
@@ -571,7 +578,7 @@ def _poisson_pps(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int],
     pair = branches[0][1] if len(branches) == 1 else Revealed(tuple(branches),
                                                               "poisson-pps thinned")
     # realised: others at 0 (a dropped one moves nothing), the record at +C (a count: 1)
-    lower = law_pair(_bernoulli(min(Fraction(1), n * u / (t0 + u))), d if count else a,
+    lower = law_pair(_bernoulli(exact_in), d if count else a,
                      noise, kernel, "added", "poisson-pps realised")
     return Dominating(pair, "thinned", _bernoulli(pi_in), tail,
                       f"poisson-pps: a record of measure {u} (the largest) joins w.p. "
@@ -698,7 +705,7 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
         if epsilon0 is None:
             raise ValueError("randomized response needs epsilon0")
         return rr_pairs(kind, params, size, Fraction(epsilon0), add_remove, strata_sizes,
-                        clusters, fixed_clusters)
+                        clusters, fixed_clusters, size_classes)
     if mechanism not in KERNELS:
         raise ValueError(f"no dominating pair for mechanism {mechanism!r}")
     kernel = KERNELS[mechanism]
@@ -839,7 +846,8 @@ def inclusion(kind: str, params: Mapping[str, Any], size: int,
 
 def _disagreement(kind: str, params: Mapping[str, Any], size: int, add_remove: bool,
                   strata_sizes: Mapping[str, int] | None, clusters: tuple[int, ...],
-                  fixed_clusters: bool) -> tuple[Fraction, str]:
+                  fixed_clusters: bool, size_classes: tuple[tuple[Fraction, int], ...] = ()
+                  ) -> tuple[Fraction, str]:
     """An upper bound on the total variation between the two runs' sample laws, by a
     coupling's probability of disagreeing (proofs/deployment_pairs.md#randomized-response),
     and what it counts. The file's N is the larger population under add/remove."""
@@ -891,6 +899,10 @@ def _disagreement(kind: str, params: Mapping[str, Any], size: int, add_remove: b
         join = max(t for n in groups.values() if (t := grown(n)) is not None)
         return (max(inplace, 1 - (1 - leave) * (1 - join)),
                 "the record is drawn, or a move between strata changes a size or draws it")
+    if kind == "poisson-pps":  # thinning coupling (#pps): the record kept, or another dropped
+        pi_in, rates, rho = _pps_rates(params, size_classes)
+        return (min(Fraction(1), pi_in + sum((p * rho * c for p, c in rates), Fraction(0))),
+                "the record is kept or the thinning drops another record")
     return inclusion(kind, params, size, strata_sizes), "the record is drawn"
 
 
@@ -900,6 +912,7 @@ _EXACT_LAW = ("poisson", "srswor", "srswr", "stratified-fixed")  # given K = 0: 
 def rr_pairs(kind: str, params: Mapping[str, Any], size: int, epsilon0: Fraction,
              add_remove: bool, strata_sizes: Mapping[str, int] | None = None,
              clusters: tuple[int, ...] = (), fixed_clusters: bool = False,
+             size_classes: tuple[tuple[Fraction, int], ...] = (),
              ) -> tuple[Dominating, ...]:
     """Binary randomized response (parameter ε0) of any binary statistic f(S) of the sample
     (proofs/deployment_pairs.md#randomized-response), π = Pr(K ≥ 1):
@@ -919,8 +932,12 @@ def rr_pairs(kind: str, params: Mapping[str, Any], size: int, epsilon0: Fraction
       the record's value" (no other record has it)."""
     if kind not in ("poisson", "srswor", "srswr", "stratified-fixed", "must-ow", "must-wo",
                     "must-ww", "systematic-random", "cluster-srs", "two-stage-cluster",
-                    "proportional", "stratified-proportional", "random-size"):
+                    "proportional", "stratified-proportional", "random-size", "poisson-pps"):
         raise ValueError(f"no randomized-response pair derived for design kind {kind!r}")
+    if not add_remove and kind == "poisson-pps":
+        raise ValueError(f"{kind} under substitution: a changed record changes its size "
+                         f"measure, hence the total and every inclusion; no pair is derived "
+                         f"(use add-remove)")
     if add_remove and kind == "systematic-random":
         raise ValueError(f"{kind} under add-remove: an added record moves N and every start's "
                          f"sample size; no pair is derived (use substitution)")
@@ -934,10 +951,12 @@ def rr_pairs(kind: str, params: Mapping[str, Any], size: int, epsilon0: Fraction
         groups = dict(strata_sizes) if kind == "stratified-proportional" else {"": size}
         incl = max(sum((w * Fraction(m, n) for m, w in _size_law(kind, params, n) or ()),
                        Fraction(0)) for n in groups.values())
+    elif kind == "poisson-pps":
+        incl = _pps_rates(params, size_classes)[0]
     else:
         incl = inclusion(kind, params, size, strata_sizes)
     tv, what = _disagreement(kind, params, size, add_remove, strata_sizes, clusters,
-                             fixed_clusters)
+                             fixed_clusters, size_classes)
     tv = max(tv, incl)
 
     # a huge exact π (with replacement: 1 − (1 − 1/N)^m) is rounded outward to 2^-96: both
