@@ -262,16 +262,34 @@ def test_index_designs_dominating_pair_covers_every_substitution(
         dominating_pairs(kind, params, 3, "gaussian", "sum", F(1), F(2), sigma, True, strata)
 
 
-def _strata(groups: tuple[tuple[tuple[F, ...], int], ...]) -> Comps:
-    """Independent SRSs per stratum: (values, m) for each, the sums' law."""
+def _combined(parts: list[Comps]) -> Comps:
+    """Independent parts (strata): the law of the sum of their sums."""
     out: dict[F, F] = {F(0): F(1)}
-    for values, m in groups:
+    for comps in parts:
         nxt: dict[F, F] = {}
-        for w, c in srswor(values, m):
+        for w, c in comps:
             for c0, w0 in out.items():
                 nxt[c0 + c] = nxt.get(c0 + c, F(0)) + w0 * w
         out = nxt
     return sorted((w, c) for c, w in out.items())
+
+
+def _strata(groups: tuple[tuple[tuple[F, ...], int], ...]) -> Comps:
+    """Independent SRSs per stratum: (values, m) for each, the sums' law."""
+    return _combined([srswor(values, m) for values, m in groups])
+
+
+def _beats(pairs: list[tuple[Comps, Comps]], his: dict[F, F], within: dict[F, F],
+           sigma: F, where: Any) -> bool:
+    """Every pair, both orders, below `his`; whether one exceeds `within` (the mutant)."""
+    beaten = False
+    for a_, b_ in pairs:
+        for e in EPS:
+            for u, v in ((a_, b_), (b_, a_)):
+                val = set_delta(u, v, sigma, "gauss", e)
+                assert val <= his[e], (where, e)
+                beaten = beaten or val > within[e]
+    return beaten
 
 
 def _max_his(cands: Any) -> dict[F, F]:
@@ -299,12 +317,7 @@ def test_stratified_replacements_that_move_strata_are_covered() -> None:
         pairs = [(d, _strata((((h1,), 1), (gs + (x2,), 1))))]  # moved from h to g
         if x2 != x:
             pairs.append((d, _strata((((h1, x2), 1), (gs, 1)))))  # within h
-        for a_, b_ in pairs:
-            for e in EPS:
-                for u, v in ((a_, b_), (b_, a_)):
-                    val = set_delta(u, v, sigma, "gauss", e)
-                    assert val <= his[e], (h1, gs, x, x2, e)
-                    beaten = beaten or val > within[e]
+        beaten = _beats(pairs, his, within, sigma, (h1, gs, x, x2)) or beaten
     assert beaten
 
 
@@ -330,17 +343,6 @@ def _rounded(values: tuple[F, ...], r: F, rounding: str) -> Comps:
     from verifydp.designs.allocation import round_allocation
 
     return _sized(values, list(round_allocation(r * len(values), rounding)))
-
-
-def _combined(parts: list[Comps]) -> Comps:
-    out: dict[F, F] = {F(0): F(1)}
-    for comps in parts:
-        nxt: dict[F, F] = {}
-        for w, c in comps:
-            for c0, w0 in out.items():
-                nxt[c0 + c] = nxt.get(c0 + c, F(0)) + w0 * w
-        out = nxt
-    return sorted((w, c) for c, w in out.items())
 
 
 SIZED = [  # (kind, params): allocations that jump, that never do, and random ones
@@ -442,12 +444,7 @@ def test_stratified_proportional_moves_are_covered(rounding: str) -> None:
         if x2 != x:
             pairs.append((d, _combined([_rounded((h1, x2), r, rounding),
                                         _rounded(gs, r, rounding)])))
-        for a_, b_ in pairs:
-            for e in EPS:
-                for u, v in ((a_, b_), (b_, a_)):
-                    val = set_delta(u, v, sigma, "gauss", e)
-                    assert val <= his[e], (h1, gs, x, x2, e)
-                    beaten = beaten or val > within[e]
+        beaten = _beats(pairs, his, within, sigma, (h1, gs, x, x2)) or beaten
     assert beaten
 
 
