@@ -62,6 +62,7 @@ __all__ = [
     "laplace",
     "mixture_gaussian",
     "poisson_gaussian",
+    "realised_lower",
 ]
 
 # arb balls at python-flint's default working precision (53 bits): every operation's rounding
@@ -915,6 +916,39 @@ def composed(pair: AnyPair, steps: int, grid: Grid = Grid(),
     return Composed(pair, steps, grid, steps_of,
                     tuple(_power(s, "upper", steps, grid, h) if d in directions else None
                           for d, s in enumerate(steps_of)))
+
+
+def realised_lower(realised: Pair, score: Pair, steps: int, grid: Grid = Grid()
+                   ) -> Callable[[Fraction], Fraction]:
+    """A certified lower end of δ(ε) (the larger of both orders) after `steps` releases of a
+    concrete pair whose loss need not be monotone (centres of any sign): the bucket test of
+    module docstring 3, with the output axis cut and the cells scored by `score`'s loss (a
+    monotone pair with the same kernel and scale, e.g. the dominating pair) and the cells'
+    masses `realised`'s. Any cell score is a statistic of the outputs, so the test is a
+    test; a score close to the realised loss makes it close to optimal. No upper end."""
+    if (realised.kernel, realised.scale) != (score.kernel, score.scale):
+        raise ValueError("the realised and the score pair need one kernel and scale")
+    if realised.kernel in _DISCRETE:
+        raise ValueError("realised_lower: continuous kernels only")
+    cuts = _cut_points(score, grid)
+    reach = _reaches(realised, cuts, grid)
+    pm, p_below, p_above = _mass(realised.p, len(cuts), reach)
+    qm, q_below, q_above = _mass(realised.q, len(cuts), reach)
+    xs = [flint.arb(x) for x in cuts]
+    losses = [a - b for a, b in zip(_log_densities(score, score.p, xs),
+                                    _log_densities(score, score.q, xs), strict=True)]
+    idx_lo = _lattice_index(losses, grid.h, up=False)
+    idx_hi = _lattice_index(losses, grid.h, up=True)
+    fwd, _ = _both(pm, qm, p_below, p_above, q_below, q_above, idx_lo[:-1], idx_hi[1:],
+                   (idx_lo[0], idx_hi[0]), (idx_lo[-1], idx_hi[-1]), ball(grid.h))
+    h = float(grid.h)
+    lp = _power(fwd, "low_p", steps, grid, h)
+    lq = _power(fwd, "low_q", steps, grid, h)
+    tails = (_tails(lp, lq, reverse=False), _tails(lp, lq, reverse=True))
+
+    def delta(eps: Fraction) -> Fraction:
+        return max(_lower(t, Fraction(eps)) for t in tails)
+    return delta
 
 
 def compose(pair: AnyPair, steps: int, *, epsilon: Fraction | None = None,

@@ -45,8 +45,17 @@ from typing import Any
 
 import flint
 
-from verifydp.accounting import Composed, FinitePair, Grid, Pair, composed, invert_delta
+from verifydp.accounting import (
+    Composed,
+    FinitePair,
+    Grid,
+    Pair,
+    Revealed,
+    composed,
+    invert_delta,
+)
 from verifydp.accounting.atoms import discrete_gaussian_sf
+from verifydp.accounting.composition import realised_lower
 from verifydp.accounting.dominating import KERNELS, Dominating, dominating_pairs, law_pair
 from verifydp.accounting.shuffle import (
     ShuffleTest,
@@ -102,18 +111,25 @@ def _plain(d: Dominating, steps: int, grid: Grid) -> DeltaFn:
     (randomized response under substitution), the lower end is `d.lower`'s, which is."""
     c = composed(d.pair, steps, grid)
     low = composed(d.lower, steps, grid) if d.lower is not None else None
-    test = None
+    tests: list[Callable[[Fraction], Fraction]] = []
     if d.realised is not None:
         r = d.realised
-        test = mixture_count_test(r.kernel, tuple((w, t / r.noise) for w, t in r.comps), steps,
-                                  f"others at −C, the record at +C, {r.where}")
+        tests.append(mixture_count_test(r.kernel, tuple((w, t / r.noise) for w, t in r.comps),
+                                        steps, f"others at −C, the record at +C, {r.where}"
+                                        ).delta)
+        # the bucket test scored by the dominating pair's loss (its heaviest branch)
+        score = d.pair if isinstance(d.pair, Pair) else (
+            max(d.pair.branches, key=lambda b: b[0])[1] if isinstance(d.pair, Revealed)
+            else None)
+        if isinstance(score, Pair):
+            real = Pair(r.comps, ((Fraction(1), Fraction(0)),), r.noise, r.kernel,
+                        "realised (loss not monotone: a test only)")
+            tests.append(realised_lower(real, score, steps, grid))
 
     def delta(eps: Fraction) -> Bracket:
         b = c.delta(eps)
         if low is not None:
-            lo = low.delta(eps).lo
-            if test is not None:
-                lo = max(lo, test.delta(eps))
+            lo = max([low.delta(eps).lo, *(t(eps) for t in tests)])
             b = Bracket(min(lo, b.hi), b.hi)
         lo = b.lo - (steps * d.tail * (1 + rational(ball(eps).exp(), up=True)) if d.tail else 0)
         hi = min(b.hi + steps * d.tail, Fraction(1))
