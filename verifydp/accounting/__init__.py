@@ -9,7 +9,9 @@
   and the MUST per-step pair it takes;
 * `atoms`: pairs with discrete outputs (randomized response, the discrete Gaussian) as
   certified atoms for `compose`;
-* `dominating`: per-step dominating pairs of a design × mechanism × relation (issue 16);
+* `dominating`: per-step dominating pairs of a design × mechanism × relation (issue 16),
+  with their forms in `forms`, sizes that follow the data in `resized`, Poisson PPS in
+  `pps`;
 * `laws`: the law of K (copies of the differing record in a sample) of the MUST schemes.
 
     from fractions import Fraction

@@ -1,0 +1,123 @@
+"""Poisson PPS under add/remove: the added record thins every other inclusion (issue 16,
+proofs/deployment_pairs.md#pps)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from verifydp.accounting.composition import AnyPair, Pair, Revealed
+from verifydp.accounting.forms import Dominating, bernoulli, law_pair
+from verifydp.exact.arb import ball, rational
+
+__all__ = ["poisson_pps_pair", "pps_rates"]
+
+
+_PPS_BITS = 40  # rates rounded up to this many bits (a larger rate dominates)
+_PPS_TAIL_BITS = 64  # label and binomial tails below 2^-this are counted as δ = 1
+_PPS_BULK = Fraction(9, 2)  # the label's bulk piece: |S| ≤ μ + this many sd
+
+
+def _up_dyadic(x: Fraction, bits: int = _PPS_BITS) -> Fraction:
+    return min(Fraction(-(-x.numerator * 2**bits // x.denominator), 2**bits), Fraction(1))
+
+
+def _binomial_up(t: int, rho: Fraction) -> tuple[list[Fraction], Fraction]:
+    """Pr(Bin(t, ρ) = k) for k = 0 … K and the exact mass beyond K, K the first count whose
+    remaining tail is below 2^-_PPS_TAIL_BITS (or t)."""
+    pmf: list[Fraction] = []
+    left, cut = Fraction(1), Fraction(1, 2**_PPS_TAIL_BITS)
+    term = (1 - rho) ** t
+    for k in range(t + 1):
+        pmf.append(term)
+        left -= term
+        if left <= cut:
+            break
+        term = term * (t - k) * rho / ((k + 1) * (1 - rho))
+    return pmf, max(left, Fraction(0))
+
+
+def _bernstein(mu: float, var: float, t: float) -> Fraction:
+    """An upper bound on Pr(X ≥ t) for X a sum of independent Bernoullis with mean μ and
+    variance v (Bernstein: exp(−s²/(2(v + s/3))), s = t − μ), rounded up to a rational."""
+    sgap = t - mu
+    if sgap <= 0:
+        return Fraction(1)
+    s_lo = Fraction(sgap) * Fraction(1 - 2**-40)  # floats chose t: round the exponent's input
+    v_hi = Fraction(var) * Fraction(1 + 2**-40) + Fraction(1, 2**60)
+    expo = -(s_lo * s_lo) / (2 * (v_hi + s_lo / 3))
+    return min(Fraction(1), rational(ball(expo).exp(), up=True))
+
+
+def pps_rates(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...]
+               ) -> tuple[Fraction, list[tuple[Fraction, int]], Fraction]:
+    """(π′ of the added record of the largest measure u, the other classes' (π_k, count)
+    in D = the file less one such record, the thinning bound ρ = u/(T₀ + u)) (#pps)."""
+    n = Fraction(params["expected_size"])
+    u = max(m for m, c in classes if c)
+    t0 = sum((m * c for m, c in classes), Fraction(0)) - u
+    counts = [(m, c - (1 if m == u else 0)) for m, c in classes]
+    rates = [(min(Fraction(1), n * m / t0) if t0 > 0 else Fraction(1), c) for m, c in counts]
+    return min(Fraction(1), n * u / (t0 + u)), rates, u / (t0 + u)
+
+
+def poisson_pps_pair(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...],
+                 a: Fraction, d: Fraction, noise: Fraction, kernel: str, count: bool
+                 ) -> Dominating:
+    """Poisson PPS (inclusion min(1, n·s/T), T the total size measure) under add/remove, the
+    record's measure one of the listed classes (proofs/deployment_pairs.md#pps): the added
+    record (measure u, the largest: every rate grows with it) joins D′ w.p.
+    π′ = min(1, n·u/(T₀ + u)) and thins every other inclusion by at most ρ = u/(T₀ + u)
+    (T₀ = T − u: D is the file's population less one record of measure u). Given D's
+    sample S the shift is at most (B + Bin(|S|, ρ))·a, B ~ Bernoulli(π′): aligned, revealed
+    over |S| in pieces whose weights are Bernstein bounds on |S|'s upper tail (a larger
+    label dominates), the last tail counted as δ = 1."""
+    u = max(m for m, c in classes if c)
+    exact_in, rates, exact_rho = pps_rates(params, classes)
+    n_d = sum(c for _, c in rates)
+    mu = float(sum((p * c for p, c in rates), Fraction(0)))
+    var = float(sum((p * (1 - p) * c for p, c in rates), Fraction(0)))
+    pi_in, rho = _up_dyadic(exact_in), _up_dyadic(exact_rho)
+    sd = max(var, 1e-12) ** 0.5
+    # the last threshold: Bernstein's tail below 2^-_PPS_TAIL_BITS
+    need = _PPS_TAIL_BITS * 0.6931471805599453
+    last = mu + (2 * need / 3 + ((2 * need / 3) ** 2 + 8 * need * var) ** 0.5) / 2 + 1
+    # two pieces, |S| ≤ t₁ (the bulk) and t₁ < |S| ≤ t₂, then the tail beyond t₂
+    cuts = sorted({min(n_d, int(mu + float(_PPS_BULK) * sd) + 1), min(n_d, int(last) + 1)})
+    survive = [(_bernstein(mu, var, t + 1) if t < n_d else Fraction(0)) for t in cuts]
+    for i in range(len(survive) - 2, -1, -1):  # non-increasing: a larger piece dominates
+        survive[i] = max(survive[i], survive[i + 1])
+    branches: list[tuple[Fraction, AnyPair]] = []
+    tail = survive[-1]
+    prev = Fraction(1)
+    for t, sv in zip(cuts, survive, strict=True):
+        w = prev - sv
+        prev = sv
+        if w <= 0:
+            continue
+        pmf, rest = _binomial_up(t, rho)
+        tail += w * rest
+        law: dict[Fraction, Fraction] = {}
+        for k, x in enumerate(pmf):
+            for b, y in ((0, 1 - pi_in), (1, pi_in)):
+                if x * y:
+                    law[(k + b) * a] = law.get((k + b) * a, Fraction(0)) + x * y
+        tot = sum(law.values(), Fraction(0))
+        branches.append((w, Pair(tuple(sorted((x / tot, c) for c, x in law.items())),
+                                 ((Fraction(1), Fraction(0)),), noise, kernel,
+                                 "poisson-pps thinned")))
+    # renormalised branches: the dropped binomial tails are in `tail`
+    tot_w = sum((w for w, _ in branches), Fraction(0))
+    branches = [(w / tot_w, b) for w, b in branches]
+    pair = branches[0][1] if len(branches) == 1 else Revealed(tuple(branches),
+                                                              "poisson-pps thinned")
+    # realised: others at 0 (a dropped one moves nothing), the record at +C (a count: 1)
+    lower = law_pair(bernoulli(exact_in), d if count else a,
+                     noise, kernel, "added", "poisson-pps realised")
+    return Dominating(pair, "thinned", bernoulli(pi_in), tail,
+                      f"poisson-pps: a record of measure {u} (the largest) joins w.p. "
+                      f"{float(pi_in):.6g} and thins every other inclusion by ≤ {float(rho):.3g} "
+                      f"(E|S| = {mu:.6g}); shifts aligned, revealed over |S| in "
+                      f"{len(branches)} pieces (Bernstein tails), tail {float(tail):.1e}",
+                      lower=lower)
