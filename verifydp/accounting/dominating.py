@@ -250,8 +250,8 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
         return (poisson_pps_pair(params, size_classes, magnitude, diameter, noise, kernel,
                              count),)
     if kind in ("proportional", "stratified-proportional", "random-size"):
-        return resized_pairs(kind, params, size, magnitude, diameter, noise, kernel, add_remove,
-                        count, strata_sizes)
+        return resized_pairs(kind, params, size, magnitude, diameter, noise, kernel,
+                             add_remove, count, strata_sizes)
     if kind == "systematic-random":
         if add_remove:
             raise ValueError(f"{kind} under add-remove: an added record moves N and every "

@@ -38,16 +38,13 @@ def _binomial_up(t: int, rho: Fraction) -> tuple[list[Fraction], Fraction]:
     return pmf, max(left, Fraction(0))
 
 
-def _bernstein(mu: float, var: float, t: float) -> Fraction:
+def _bernstein(mu: Fraction, var: Fraction, t: int) -> Fraction:
     """An upper bound on Pr(X ≥ t) for X a sum of independent Bernoullis with mean μ and
-    variance v (Bernstein: exp(−s²/(2(v + s/3))), s = t − μ), rounded up to a rational."""
-    sgap = t - mu
-    if sgap <= 0:
+    variance v, exact: Bernstein's exp(−s²/(2(v + s/3))), s = t − μ, rounded up."""
+    s = t - mu
+    if s <= 0:
         return Fraction(1)
-    s_lo = Fraction(sgap) * Fraction(1 - 2**-40)  # floats chose t: round the exponent's input
-    v_hi = Fraction(var) * Fraction(1 + 2**-40) + Fraction(1, 2**60)
-    expo = -(s_lo * s_lo) / (2 * (v_hi + s_lo / 3))
-    return min(Fraction(1), rational(ball(expo).exp(), up=True))
+    return min(Fraction(1), rational(ball(-(s * s) / (2 * (var + s / 3))).exp(), up=True))
 
 
 def pps_rates(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...]
@@ -63,8 +60,8 @@ def pps_rates(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ..
 
 
 def poisson_pps_pair(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...],
-                 a: Fraction, d: Fraction, noise: Fraction, kernel: str, count: bool
-                 ) -> Dominating:
+                     a: Fraction, d: Fraction, noise: Fraction, kernel: str, count: bool
+                     ) -> Dominating:
     """Poisson PPS (inclusion min(1, n·s/T), T the total size measure) under add/remove, the
     record's measure one of the listed classes (proofs/deployment_pairs.md#pps): the added
     record (measure u, the largest: every rate grows with it) joins D′ w.p.
@@ -76,8 +73,9 @@ def poisson_pps_pair(params: Mapping[str, Any], classes: tuple[tuple[Fraction, i
     u = max(m for m, c in classes if c)
     exact_in, rates, exact_rho = pps_rates(params, classes)
     n_d = sum(c for _, c in rates)
-    mu = float(sum((p * c for p, c in rates), Fraction(0)))
-    var = float(sum((p * (1 - p) * c for p, c in rates), Fraction(0)))
+    mu_x = sum((p * c for p, c in rates), Fraction(0))
+    var_x = sum((p * (1 - p) * c for p, c in rates), Fraction(0))
+    mu, var = float(mu_x), float(var_x)  # floats only place the pieces
     pi_in, rho = _up_dyadic(exact_in), _up_dyadic(exact_rho)
     sd = max(var, 1e-12) ** 0.5
     # the last threshold: Bernstein's tail below 2^-_PPS_TAIL_BITS
@@ -85,7 +83,7 @@ def poisson_pps_pair(params: Mapping[str, Any], classes: tuple[tuple[Fraction, i
     last = mu + (2 * need / 3 + ((2 * need / 3) ** 2 + 8 * need * var) ** 0.5) / 2 + 1
     # two pieces, |S| ≤ t₁ (the bulk) and t₁ < |S| ≤ t₂, then the tail beyond t₂
     cuts = sorted({min(n_d, int(mu + float(_PPS_BULK) * sd) + 1), min(n_d, int(last) + 1)})
-    survive = [(_bernstein(mu, var, t + 1) if t < n_d else Fraction(0)) for t in cuts]
+    survive = [(_bernstein(mu_x, var_x, t + 1) if t < n_d else Fraction(0)) for t in cuts]
     for i in range(len(survive) - 2, -1, -1):  # non-increasing: a larger piece dominates
         survive[i] = max(survive[i], survive[i + 1])
     branches: list[tuple[Fraction, AnyPair]] = []

@@ -203,13 +203,14 @@ def _grouped(sides: list[_Labelled]) -> list[list[_Labelled]]:
 
 
 def resized_pairs(kind: str, params: Mapping[str, Any], size: int, a: Fraction, d: Fraction,
-             noise: Fraction, kernel: str, add_remove: bool, count: bool,
-             strata_sizes: Mapping[str, int] | None) -> tuple[Dominating, ...]:
+                  noise: Fraction, kernel: str, add_remove: bool, count: bool,
+                  strata_sizes: Mapping[str, int] | None) -> tuple[Dominating, ...]:
     """Sample sizes that follow the group's size (proportional allocation, each stratum's
     m_h = round(r·N_h)) or are drawn from a law (`random-size`): the two runs' sizes are
-    coupled through one uniform variable, and the step given D's sample is a mixture of
-    shifts of bounded norm against D's output — dominated by the shifts aligned at their
-    bounds, revealed over D's size (`_grown`, `_in_place`), enveloped over the groups
+    coupled through one uniform variable, and the step given one run's sample is a mixture
+    of shifts of bounded norm against that run's output — dominated by the shifts aligned at
+    their bounds, revealed over that run's size (`_grown`, `_in_place`), enveloped over the
+    groups
     (proofs/deployment_pairs.md#resized). Lower ends: a side whose sizes are certain is
     attained (others at −C for a displacement, +C for a jump); otherwise others at 0 and the
     record at +C (a count: 1) realise the record's inclusion probability alone."""
@@ -331,9 +332,9 @@ def _side_branches(sd: _Side, a: Fraction, d: Fraction
     return out
 
 
-def _moves_between_strata(kind: str, groups: Mapping[str, int],
-                   law: Any, a: Fraction, d: Fraction, noise: Fraction, kernel: str,
-                   count: bool) -> list[Dominating]:
+def _moves_between_strata(kind: str, groups: Mapping[str, int], law: Any, a: Fraction,
+                          d: Fraction, noise: Fraction, kernel: str, count: bool
+                          ) -> list[Dominating]:
     """A replacement that moves the record from stratum h to g: h shrinks (the record leaves
     D's h-sample: a side grown from N_h − 1 under D) and g grows under D'; the strata are
     sampled independently, so the labels are too and each branch pair is a moved pair
