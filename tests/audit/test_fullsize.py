@@ -98,6 +98,10 @@ def _scaled_ratio(spec) -> Fraction:  # type: ignore[no-untyped-def]
     ({"strata": {"a": 9, "b": 14}},
      {"kind": "stratified-proportional", "r": "1/3", "rounding": "half-up"}, "add-remove", None,
      True),
+    # systematic sampling over a secret random order: an SRS of ⌊N/I⌋ or ⌈N/I⌉ (the design's
+    # law is checked against every order and start by tests/oracles)
+    ({"size": 12}, {"kind": "systematic-random", "interval": 5}, "add-remove", None, True),
+    ({"size": 12}, {"kind": "systematic-random", "interval": 5}, "replace", None, True),
     # the scaled instance moves a record one way only (smallest stratum to the next); full
     # size covers every ordered pair of strata, so it may only be larger
     ({"strata": {"a": 9, "b": 14}},

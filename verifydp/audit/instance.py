@@ -472,10 +472,17 @@ def full_size_plan(spec: AuditSpec) -> FullSize:
                                 f"size is visible (N + 1 = {n + 1} size layers); not reduced")
             return FullSize(tuple(fs.poisson_add_remove(p["q"], protect)),
                             "Poisson: N does not matter (fact 8, independent part)")
-        if kind in ("srswor", "random-size", "proportional"):
+        if kind in ("srswor", "random-size", "proportional", "systematic-random"):
             if kind == "srswor":
                 def size_of(_k: int) -> FiniteDist[int]:
                     return FiniteDist.point(p["m"])
+            elif kind == "systematic-random":
+                # a uniform start over a secret random order: an SRS of ⌈k/I⌉ records for
+                # the k mod I starts that reach one more, else ⌊k/I⌋ (Bun et al. §6.3)
+                def size_of(k: int) -> FiniteDist[int]:
+                    step, extra = p["interval"], Fraction(k % p["interval"], p["interval"])
+                    return FiniteDist.from_pairs([(k // step, 1 - extra),
+                                                  (k // step + 1, extra)])
             elif kind == "random-size":
                 law = FiniteDist.from_pairs(p["size_law"].items())
 
