@@ -518,6 +518,12 @@ def full_size_plan(spec: AuditSpec) -> FullSize:
             return _neyman_plan(spec)
     except fs.OutOfReach as exc:
         return FullSize((), "", str(exc))
+    if kind in ("poisson-pps", "successive-pps") and spec.size_classes:
+        points = math.prod(c + 1 for _, c in spec.size_classes)
+        return FullSize((), "", f"PPS: the sample's count per size class is its orbit "
+                        f"coordinate, {points:.3g} points in all (the product over "
+                        f"{len(spec.size_classes)} classes of count + 1), beyond the limit "
+                        f"{fs.MAX_ORBIT_POINTS}")
     return FullSize((), "", f"no orbit reduction for {kind} designs yet")
 
 
