@@ -142,6 +142,7 @@ def test_out_of_reach_names_the_limit() -> None:
                 {"kind": "poisson-pps", "expected_size": 10})
     got = full_size_answer(pps)
     assert got.verdict == "undetermined" and "no orbit reduction" in got.text()
+    assert "1.07e+03 points" in got.text() and "no PPS orbit builder" in got.text()
 
 
 def test_poisson_full_size_does_not_depend_on_n() -> None:

@@ -520,10 +520,12 @@ def full_size_plan(spec: AuditSpec) -> FullSize:
         return FullSize((), "", str(exc))
     if kind in ("poisson-pps", "successive-pps") and spec.size_classes:
         points = math.prod(c + 1 for _, c in spec.size_classes)
-        return FullSize((), "", f"PPS: the sample's count per size class is its orbit "
-                        f"coordinate, {points:.3g} points in all (the product over "
-                        f"{len(spec.size_classes)} classes of count + 1), beyond the limit "
-                        f"{fs.MAX_ORBIT_POINTS}")
+        where = (f"beyond the limit {fs.MAX_ORBIT_POINTS}" if points > fs.MAX_ORBIT_POINTS
+                 else "no PPS orbit builder exists yet")
+        return FullSize((), "", f"no orbit reduction for {kind} designs yet: the sample's "
+                        f"count per size class would be the orbit coordinate, {points:.3g} "
+                        f"points (the product over {len(spec.size_classes)} classes of "
+                        f"count + 1; {where})")
     return FullSize((), "", f"no orbit reduction for {kind} designs yet")
 
 
