@@ -7,11 +7,14 @@ Exit status: 0 whatever the verdicts; 2 on usage errors (unknown claim, bad file
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -215,6 +218,27 @@ def _check_one(claim_id: str, budget: float | None, witness_dir: str | None) -> 
     return res.to_json(path) | {"scope": SCOPES[claim_id].to_json()}  # issue 14: declared domain
 
 
+@contextlib.contextmanager
+def _remembered_interrupt() -> Iterator[list[bool]]:
+    """Ctrl-C raises KeyboardInterrupt as usual and is also remembered: one raised while a
+    finaliser or gc callback runs is printed and dropped by Python (seen: a check run on to
+    exit 0 after SIGINT), so the caller raises it again at its next safe point."""
+    flag = [False]
+    if threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+
+    def on_int(signum: int, frame: object) -> None:
+        flag[0] = True
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGINT, on_int)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     ids = _selected(args)
     if args.workers is not None and args.workers < 1:
@@ -225,7 +249,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     show_progress = not args.no_progress and sys.stderr.isatty()
     workers = min(workers, len(ids))  # one claim runs inline
     try:
-        with _progress(show_progress) as progress, \
+        with _remembered_interrupt() as stopped, _progress(show_progress) as progress, \
                 open_pool(args.executor, workers, args.scheduler) as pool:
             task = progress.add_task("checking", total=len(ids))
             calls = [(cid, args.budget, witness_dir) for cid in ids]
@@ -233,6 +257,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 results[ids[i]] = obj
                 progress.update(task, description=f"done {ids[i]}")
                 progress.advance(task)
+                if stopped[0]:  # a Ctrl-C that Python dropped
+                    raise KeyboardInterrupt
     except ExecutorError as exc:
         raise UsageError(str(exc)) from exc
     ordered = [results[cid] for cid in ids]
