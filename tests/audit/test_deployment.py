@@ -387,7 +387,7 @@ def test_sizes_that_follow_the_data_are_covered(kind: str, params: dict[str, Any
         small = mech((F(0), F(0))) if add_remove else mech((F(0), F(0), F(-1)))
         assert (sorted(big), sorted(small)) == (sorted(d.lower.p), sorted(d.lower.q))
         if d.realised is not None:  # others at −C, the record at +C, D's size certain
-            from verifydp.accounting.shuffle import mixture_count_test
+            from verifydp.accounting.threshold import mixture_count_test
 
             n = int(d.realised.where.split("(")[1].split(" ")[0])
             small = mech((F(-1),) * n)
@@ -708,9 +708,9 @@ def test_neighbours_that_change_the_clusters_are_covered(relation: str) -> None:
 
 
 def test_count_test_is_a_lower_bound_of_the_composed_pair() -> None:
-    """The threshold-count test (`accounting.shuffle.count_test`) on the added pair lies below
+    """The threshold-count test (`accounting.threshold.count_test`) on the added pair lies below
     the certified accountant's upper end, and it is not vacuous."""
-    from verifydp.accounting.shuffle import count_test
+    from verifydp.accounting.threshold import count_test
 
     pair = law_pair(((0, F(7, 10)), (1, F(3, 10))), F(5), F(1), "gauss", "added")
     c = composed(pair, 3, Grid(h=F(1, 200)))

@@ -12,6 +12,8 @@
 * `dominating`: per-step dominating pairs of a design × mechanism × relation (issue 16),
   with their forms in `forms`, sizes that follow the data in `resized`, Poisson PPS in
   `pps`;
+* `threshold`: threshold tests on concrete dataset pairs (certified lower ends without a
+  monotone loss); `shuffle`: the max test on shuffled batches;
 * `laws`: the law of K (copies of the differing record in a sample) of the MUST schemes.
 
     from fractions import Fraction

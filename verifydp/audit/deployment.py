@@ -57,12 +57,8 @@ from verifydp.accounting import (
 from verifydp.accounting.atoms import discrete_gaussian_sf
 from verifydp.accounting.composition import realised_lower
 from verifydp.accounting.dominating import KERNELS, Dominating, dominating_pairs, law_pair
-from verifydp.accounting.shuffle import (
-    ShuffleTest,
-    count_test,
-    mixture_count_test,
-    shuffle_lower,
-)
+from verifydp.accounting.shuffle import shuffle_lower
+from verifydp.accounting.threshold import ThresholdTest, count_test, mixture_count_test
 from verifydp.accounting.twopoint import GaussianShift, gaussian_shift
 from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
 from verifydp.exact.arb import ball, kernel_cdf, rational
@@ -214,7 +210,7 @@ def _lower_end(pair: Pair | FinitePair | None, steps: int, grid: Grid
                ) -> Callable[[Fraction], Fraction]:
     """A certified lower end of δ(ε) of a realised pair after T releases: composed, or, for an
     added pair shifted by many noise units (a new cluster displacing a whole one), the
-    threshold-count test (`accounting.shuffle.count_test`)."""
+    threshold-count test (`accounting.threshold.count_test`)."""
     assert pair is not None
     sh = _shifted(pair)
     if (sh is not None and isinstance(pair, Pair) and pair.kernel in ("gauss", "laplace")
@@ -272,7 +268,7 @@ def _one_sample(cs: list[tuple[Composed, Fraction]]) -> DeltaFn:
     return delta
 
 
-def _shuffle_low(spec: AuditSpec, steps: int) -> ShuffleTest:
+def _shuffle_low(spec: AuditSpec, steps: int) -> ThresholdTest:
     """The lower end of a shuffling loader after `steps` releases: Chua et al.'s max test
     on the concrete pair (`verifydp.accounting.shuffle`)."""
     mech = spec.mechanism
