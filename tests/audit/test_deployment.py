@@ -843,17 +843,24 @@ def _two_stage_sample(clusters: tuple[tuple[str, ...], ...], m: int) -> dict[tup
                        for s, w in _uniform(list(itertools.combinations(c, min(m, len(c)))))])
 
 
-def _rr_theta(design: dict[str, Any], population: dict[str, Any], relation: str,
-              frame: str = "fixed") -> F:
+def _rr_candidate(design: dict[str, Any], population: dict[str, Any], relation: str,
+                  frame: str = "fixed") -> Any:
+    """The one randomized-response candidate (ε0 = 1) of a design file."""
+    from verifydp.audit.deployment import candidates
+
     obj = {"population": population, "design": design, "base": {"epsilon": 1},
            "target": {"epsilon": 1}, "protect": {"relation": relation},
            "mechanism": {"kind": "randomized-response", "epsilon0": 1},
            "composition": {"steps": 1, "epsilon": "1/5"}}
     if "clusters" in population:
         obj["protect"]["clusters"] = frame
-    from verifydp.audit.deployment import candidates
-
     (d,) = candidates(parse_design(obj))
+    return d
+
+
+def _rr_theta(design: dict[str, Any], population: dict[str, Any], relation: str,
+              frame: str = "fixed") -> F:
+    d = _rr_candidate(design, population, relation, frame)
     return d.law[-1][1]  # ((0, 1 − θ), (1, θ)): the disagreement bound θ
 
 
@@ -911,14 +918,8 @@ def test_randomized_response_disagreement_bounds_the_total_variation() -> None:
     # records" has probability ℓ/(k + 1) = 1/3 with the record's own cluster, 0 without,
     # above the record's inclusion 1/4
     from verifydp.accounting import randomized_response
-    from verifydp.audit.deployment import candidates
 
-    obj = {"population": {"clusters": [4, 4]}, "design": {**two, "m": 2},
-           "base": {"epsilon": 1}, "target": {"epsilon": 1},
-           "protect": {"relation": "add-remove", "clusters": "open"},
-           "mechanism": {"kind": "randomized-response", "epsilon0": 1},
-           "composition": {"steps": 1, "epsilon": "1/5"}}
-    (d,) = candidates(parse_design(obj))
+    d = _rr_candidate({**two, "m": 2}, {"clusters": [4, 4]}, "add-remove", frame="open")
     block = ("u", "v", "u", "v")
     big = _two_stage_sample((block, block, ("x",)), 2)
     small = _two_stage_sample((block, block), 2)

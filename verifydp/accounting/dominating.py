@@ -47,7 +47,14 @@ from typing import Any
 
 from verifydp.accounting.atoms import FinitePair, randomized_response
 from verifydp.accounting.composition import Pair
-from verifydp.accounting.forms import Dominating, Realised, bernoulli, law_pair, moved_pair
+from verifydp.accounting.forms import (
+    Dominating,
+    Realised,
+    bernoulli,
+    dyadic,
+    law_pair,
+    moved_pair,
+)
 from verifydp.accounting.laws import truncated_law
 from verifydp.accounting.pps import poisson_pps_pair, pps_rates
 from verifydp.accounting.resized import coupled, resized_pairs, size_law
@@ -79,6 +86,29 @@ def _moves(sizes: Mapping[str, int], strata: Mapping[str, int]
     return sorted(out)
 
 
+def _moved_cluster_rate(clusters: tuple[int, ...], ell: int) -> Fraction:
+    """Pr(a cluster involved in a replacement that moves the record is drawn), ℓ of k
+    clusters: the old cluster and the new one both existing (exactly Pr(either drawn)), a new
+    one (k + 1 clusters), or the old one vanishing (k − 1); union bounds, capped at 1
+    (proofs/deployment_pairs.md#restructured)."""
+    k = len(clusters)
+    both = Fraction(ell * (2 * k - ell - 1), k * (k - 1)) if k > 1 else Fraction(1)
+    rho = max(both, Fraction(ell, k) + Fraction(ell, k + 1))
+    if min(clusters) == 1 and k > 1:
+        rho = max(rho, Fraction(ell, k) + Fraction(ell, k - 1))
+    return min(Fraction(1), rho)
+
+
+def _within_rate(kind: str, params: Mapping[str, Any], sizes: set[int] | tuple[int, ...]
+                 ) -> Fraction:
+    """Pr(the record is drawn | its cluster is drawn), worst over the cluster sizes given."""
+    if kind == "cluster-srs":
+        return Fraction(1)
+    if params["within"] == "poisson":
+        return Fraction(params["q"])
+    return max(min(Fraction(1), Fraction(params["m"], s)) for s in sizes)
+
+
 def _restructured(kind: str, params: Mapping[str, Any], clusters: tuple[int, ...],
                   magnitude: Fraction, noise: Fraction, kernel: str, add_remove: bool,
                   count: bool, within_lower: Pair | FinitePair | None) -> Dominating:
@@ -102,13 +132,7 @@ def _restructured(kind: str, params: Mapping[str, Any], clusters: tuple[int, ...
     if add_remove:
         rho, dist = Fraction(ell, k), (w + 1) * a
     else:
-        # the old cluster and the new one: both existing (k clusters: exactly
-        # Pr(either drawn)), a new one (k + 1), or the old one vanishing (k − 1); union bounds
-        both = Fraction(ell * (2 * k - ell - 1), k * (k - 1)) if k > 1 else Fraction(1)
-        rho = max(both, Fraction(ell, k) + Fraction(ell, k + 1))
-        if min(clusters) == 1 and k > 1:
-            rho = max(rho, Fraction(ell, k) + Fraction(ell, k - 1))
-        rho, dist = min(Fraction(1), rho), (w + 3) * a
+        rho, dist = _moved_cluster_rate(clusters, ell), (w + 3) * a
     pair = law_pair(((1, Fraction(1)),), dist, noise, kernel, "added", f"{kind} restructured")
     lower = within_lower
     if add_remove:
@@ -289,9 +313,19 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
 
 
 def inclusion(kind: str, params: Mapping[str, Any], size: int,
-              strata_sizes: Mapping[str, int] | None = None) -> Fraction:
+              strata_sizes: Mapping[str, int] | None = None, clusters: tuple[int, ...] = (),
+              size_classes: tuple[tuple[Fraction, int], ...] = ()) -> Fraction:
     """π = Pr(K ≥ 1): the probability that the record's index is drawn at least once (the
-    worst stratum's for a fixed allocation), exact."""
+    worst stratum's or cluster size's; Poisson PPS: the added record of the largest measure),
+    exact."""
+    if kind in ("cluster-srs", "two-stage-cluster"):
+        return Fraction(params["ell"], len(clusters)) * _within_rate(kind, params, clusters)
+    if kind in ("proportional", "stratified-proportional", "random-size"):
+        groups = dict(strata_sizes) if kind == "stratified-proportional" else {"": size}
+        return max(sum((w * Fraction(m, n) for m, w in size_law(kind, params, n) or ()),
+                       Fraction(0)) for n in groups.values())
+    if kind == "poisson-pps":
+        return pps_rates(params, size_classes)[0]
     if kind == "poisson":
         return Fraction(params["q"])
     if kind == "srswor":
@@ -324,23 +358,13 @@ def _disagreement(kind: str, params: Mapping[str, Any], size: int, add_remove: b
                 "one of the first stage's draws is the record")
     if kind in ("cluster-srs", "two-stage-cluster"):
         k, ell = len(clusters), params["ell"]
-        if kind == "cluster-srs":
-            within = Fraction(1)
-        elif params["within"] == "poisson":
-            within = Fraction(params["q"])
-        else:  # the record's cluster has s records in the larger run (s − 1 in the smaller)
-            within = max(min(Fraction(1), Fraction(params["m"], s)) for s in
-                         (set(clusters) | ({c + 1 for c in clusters} if add_remove else set())))
-        tv, what = Fraction(ell, k) * within, "the record's cluster and then the record is drawn"
+        # the record's cluster has s records in the larger run (s − 1 in the smaller)
+        grown = set(clusters) | ({c + 1 for c in clusters} if add_remove else set())
+        tv = Fraction(ell, k) * _within_rate(kind, params, grown)
+        what = "the record's cluster and then the record is drawn"
         if not fixed_clusters:  # neighbours that change the clusters (#restructured)
-            if add_remove:
-                tv = max(tv, Fraction(ell, k + 1))
-            else:
-                both = Fraction(ell * (2 * k - ell - 1), k * (k - 1)) if k > 1 else Fraction(1)
-                rho = max(both, Fraction(ell, k) + Fraction(ell, k + 1))
-                if min(clusters) == 1 and k > 1:
-                    rho = max(rho, Fraction(ell, k) + Fraction(ell, k - 1))
-                tv = max(tv, min(rho, Fraction(1)))
+            tv = max(tv, Fraction(ell, k + 1) if add_remove
+                     else _moved_cluster_rate(clusters, ell))
             what += ", or a cluster the neighbour forms, leaves or joins is drawn"
         return tv, what
     if kind in ("proportional", "stratified-proportional", "random-size"):
@@ -357,8 +381,7 @@ def _disagreement(kind: str, params: Mapping[str, Any], size: int, add_remove: b
         if add_remove:
             ts = [t for n in groups.values() for t in (grown(n - 1), grown(n)) if t is not None]
             return max(ts), "the coupled sizes differ or the record is drawn"
-        inplace = max(sum((w * Fraction(m, n) for m, w in size_law(kind, params, n) or ()),
-                          Fraction(0)) for n in groups.values())
+        inplace = inclusion(kind, params, size, strata_sizes)
         if kind != "stratified-proportional" or len(groups) < 2:
             return inplace, "the record is drawn (the size label is common)"
         leave = max(t for n in groups.values() if n >= 1 and (t := grown(n - 1)) is not None)
@@ -407,20 +430,7 @@ def rr_pairs(kind: str, params: Mapping[str, Any], size: int, epsilon0: Fraction
     if add_remove and kind == "systematic-random":
         raise ValueError(f"{kind} under add-remove: an added record moves N and every start's "
                          f"sample size; no pair is derived (use substitution)")
-    if kind in ("cluster-srs", "two-stage-cluster"):
-        k = len(clusters)
-        incl = Fraction(params["ell"], k) * (
-            Fraction(1) if kind == "cluster-srs" else Fraction(params["q"])
-            if params["within"] == "poisson" else
-            max(min(Fraction(1), Fraction(params["m"], s)) for s in clusters))
-    elif kind in ("proportional", "stratified-proportional", "random-size"):
-        groups = dict(strata_sizes) if kind == "stratified-proportional" else {"": size}
-        incl = max(sum((w * Fraction(m, n) for m, w in size_law(kind, params, n) or ()),
-                       Fraction(0)) for n in groups.values())
-    elif kind == "poisson-pps":
-        incl = pps_rates(params, size_classes)[0]
-    else:
-        incl = inclusion(kind, params, size, strata_sizes)
+    incl = inclusion(kind, params, size, strata_sizes, clusters, size_classes)
     tv, what = _disagreement(kind, params, size, add_remove, strata_sizes, clusters,
                              fixed_clusters, size_classes)
     tv = max(tv, incl)
@@ -429,19 +439,17 @@ def rr_pairs(kind: str, params: Mapping[str, Any], size: int, epsilon0: Fraction
     # pairs only need |Pr_D(f) − Pr_D'(f)| ≤ π, so a larger π still dominates, and a smaller π
     # gives a pair that the realised one dominates (a lower end still)
     def down(x: Fraction) -> Fraction:
-        return x if x.denominator <= 2**96 else Fraction(x.numerator * 2**96 // x.denominator,
-                                                          2**96)
+        return x if x.denominator <= 2**96 else dyadic(x, 96, up=False)
 
     def up(x: Fraction) -> Fraction:
-        return x if x.denominator <= 2**96 else min(
-            Fraction(-(-x.numerator * 2**96 // x.denominator), 2**96), Fraction(1))
+        return x if x.denominator <= 2**96 else dyadic(x, 96, up=True)
 
     hi_tv, lo_pi = up(tv), down(incl)
 
     def txt(x: Fraction) -> str:
         return f"{x}" if x.denominator <= 2**96 else f"{float(x):.9g}"
 
-    law = ((0, 1 - hi_tv), (1, hi_tv)) if hi_tv < 1 else ((1, Fraction(1)),)
+    law = bernoulli(hi_tv)
     if add_remove and kind in _EXACT_LAW:
         binary = randomized_response(hi_tv, epsilon0, symmetric=False)
         lower = None if lo_pi == hi_tv else randomized_response(lo_pi, epsilon0,

@@ -16,7 +16,7 @@ from fractions import Fraction
 from verifydp.accounting.atoms import FinitePair
 from verifydp.accounting.composition import AnyPair, Pair
 
-__all__ = ["Dominating", "Realised", "bernoulli", "law_pair", "moved_pair"]
+__all__ = ["Dominating", "Realised", "bernoulli", "dyadic", "law_pair", "moved_pair"]
 
 
 @dataclass(frozen=True)
@@ -98,3 +98,11 @@ def moved_pair(a: Fraction, b: Fraction, shift: Fraction, noise: Fraction, kerne
 
 def bernoulli(pi: Fraction) -> tuple[tuple[int, Fraction], ...]:
     return ((0, 1 - pi), (1, pi)) if pi < 1 else ((1, Fraction(1)),)
+
+
+def dyadic(x: Fraction, bits: int, up: bool) -> Fraction:
+    """x rounded up (capped at 1) or down to the grid 2^-bits: a rate with a huge
+    denominator made cheap, on the side that keeps a bound a bound."""
+    if up:
+        return min(Fraction(-(-x.numerator * 2**bits // x.denominator), 2**bits), Fraction(1))
+    return Fraction(x.numerator * 2**bits // x.denominator, 2**bits)

@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from verifydp.accounting.composition import AnyPair, Pair, Revealed
-from verifydp.accounting.forms import Dominating, bernoulli, law_pair
+from verifydp.accounting.forms import Dominating, bernoulli, dyadic, law_pair
 from verifydp.exact.arb import ball, rational
 
 __all__ = ["poisson_pps_pair", "pps_rates"]
@@ -17,10 +17,6 @@ __all__ = ["poisson_pps_pair", "pps_rates"]
 _PPS_BITS = 40  # rates rounded up to this many bits (a larger rate dominates)
 _PPS_TAIL_BITS = 64  # label and binomial tails below 2^-this are counted as δ = 1
 _PPS_BULK = Fraction(9, 2)  # the label's bulk piece: |S| ≤ μ + this many sd
-
-
-def _up_dyadic(x: Fraction, bits: int = _PPS_BITS) -> Fraction:
-    return min(Fraction(-(-x.numerator * 2**bits // x.denominator), 2**bits), Fraction(1))
 
 
 def _binomial_up(t: int, rho: Fraction) -> tuple[list[Fraction], Fraction]:
@@ -76,7 +72,7 @@ def poisson_pps_pair(params: Mapping[str, Any], classes: tuple[tuple[Fraction, i
     mu_x = sum((p * c for p, c in rates), Fraction(0))
     var_x = sum((p * (1 - p) * c for p, c in rates), Fraction(0))
     mu, var = float(mu_x), float(var_x)  # floats only place the pieces
-    pi_in, rho = _up_dyadic(exact_in), _up_dyadic(exact_rho)
+    pi_in, rho = dyadic(exact_in, _PPS_BITS, up=True), dyadic(exact_rho, _PPS_BITS, up=True)
     sd = max(var, 1e-12) ** 0.5
     # the last threshold: Bernstein's tail below 2^-_PPS_TAIL_BITS
     need = _PPS_TAIL_BITS * 0.6931471805599453

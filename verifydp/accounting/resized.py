@@ -57,6 +57,16 @@ def coupled(small: SizeLaw, large: SizeLaw) -> list[tuple[int, int, Fraction]]:
             left_b = large[j][1]
 
 
+def _rising(small: SizeLaw, large: SizeLaw, where: str) -> list[tuple[int, int, Fraction]]:
+    """`coupled`, refusing a size that falls when the record joins (no pair is derived)."""
+    pairs = coupled(small, large)
+    for m, m2, _ in pairs:
+        if m2 < m:
+            raise ValueError(f"{where}: the allocation falls when a record joins "
+                             f"({m} → {m2}); no dominating pair is derived for that")
+    return pairs
+
+
 Shifts = tuple[tuple[Fraction, Fraction], ...]  # (shift ≥ 0, Pr), increasing: a step's law
 
 
@@ -97,13 +107,11 @@ def _grown(small: SizeLaw, large: SizeLaw, n: int, a: Fraction, d: Fraction,
     (proofs/deployment_pairs.md#resized). The given run is the one whose size has fewer
     values (a certain size reveals nothing): the pair's two orders are both composed."""
     by_large = len(large) < len(small)
+    pairs = _rising(small, large, where)
     per: dict[int, dict[Fraction, Fraction]] = {}
     incl = Fraction(0)
-    for m, m2, w in coupled(small, large):
+    for m, m2, w in pairs:
         incl += w * Fraction(m2, n + 1)
-        if m2 < m:
-            raise ValueError(f"{where}: the allocation falls when a record joins "
-                             f"({m} → {m2}); no dominating pair is derived for that")
         law = per.setdefault(m2 if by_large else m, {})
         if m2 > m:
             law[(m2 - m) * a] = law.get((m2 - m) * a, Fraction(0)) + w
@@ -121,7 +129,7 @@ def _grown(small: SizeLaw, large: SizeLaw, n: int, a: Fraction, d: Fraction,
         # others at −C, the record at +C, D's size m certain: D's sum is −mC; D′'s moves by
         # d when the record displaces a draw, by (2 − j)·a with j more draws and the record
         # among them, by −j·a without it — exactly, the others being identical
-        for m, m2, w in coupled(small, large):
+        for m, m2, w in pairs:
             j, inside = m2 - m, Fraction(m2, n + 1)
             for t, x in (((d, inside), (Fraction(0), 1 - inside)) if j == 0 else
                          (((2 - j) * a, inside), (-j * a, 1 - inside))):
@@ -283,11 +291,8 @@ class _Side:
 
 def _side(small: SizeLaw, large: SizeLaw, n: int, where: str) -> _Side:
     jump, top, rate, incl = Fraction(0), 0, Fraction(0), Fraction(0)
-    for m, m2, w in coupled(small, large):
+    for m, m2, w in _rising(small, large, where):
         incl += w * Fraction(m2, n + 1)
-        if m2 < m:
-            raise ValueError(f"{where}: the allocation falls when a record joins "
-                             f"({m} → {m2}); no dominating pair is derived for that")
         if m2 > m:
             jump, top = jump + w, max(top, m2 - m)
         else:
