@@ -9,12 +9,14 @@ import sympy
 
 from verifydp.claims.base import Budget, Verdict
 from verifydp.claims.must import profiles as mp
+from verifydp.exact import barith, special
 from verifydp.exact.interval import Bracket
 from verifydp.exact.tfunc import EPS
 from verifydp.mechanisms.profiles import (
     gaussian_group_profile,
     gaussian_hockey_stick,
     gaussian_profile,
+    gaussian_profile_barith,
     laplace_group_profile,
     laplace_hockey_stick,
     laplace_profile,
@@ -139,6 +141,25 @@ def test_gaussian_large_eps_is_tiny_but_positive():
     assert b.width < b.lo / 10**40
     ref, _ = gaussian_hockey_stick(F(20), F(1, 2))
     assert mp.decide(b, ref)[0] is Verdict.HOLDS
+
+
+@pytest.mark.parametrize("eps,theta", [(F(0), F(1, 3)), (F(1), F(1)), (F(5, 2), F(7, 2)),
+                                       (F(20), F(1, 2)), (F(-1), F(2))])
+def test_barith_route_encloses_the_sympy_route(eps, theta):
+    """The fast closed form (bracket arithmetic) and the sympy route overlap and are both
+    narrow: the same number by two evaluators; a swapped sign of ε/θ would not overlap."""
+    fast = gaussian_profile_barith(eps, theta)
+    slow = gaussian_profile(max(eps, F(0)), theta) if eps >= 0 else None
+    if slow is not None:
+        assert fast.lo <= slow.hi and slow.lo <= fast.hi
+        assert fast.width <= max(abs(fast.lo), F(1, 10**300)) / 10**30
+    # the sign of ε/θ swapped: Φ(θ/2 + ε/θ) − e^ε Φ(−θ/2 + ε/θ)
+    mutant = barith.sub(special.ncdf(theta / 2 + eps / theta),
+                        barith.mul(special.exp(eps), special.ncdf(-theta / 2 + eps / theta)))
+    if eps > 0:
+        assert mutant.hi < fast.lo or mutant.lo > fast.hi
+    with pytest.raises(ValueError):
+        gaussian_profile_barith(eps, F(0))
 
 
 def test_decide_rule():

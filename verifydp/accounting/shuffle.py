@@ -15,6 +15,9 @@ released batch sum is −bC under D; under D' the batch holding the record (rele
 probability w = t·b/N when t batches are released, each equally likely) moves by d = 2C.
 In units of the noise scale s, with μ = d/s and F the kernel's cdf (Φ, or the Laplace cdf),
 the outputs of one epoch are t independent draws, one of them shifted by μ under D'.
+Under add/remove the same law arises from the record at +C present (N records) or absent
+(the N − 1 others, which cut the same t batches when N mod b ∉ {0, b − 1}): where it stands
+in a batch, a record at −C would stand without it.
 
 **The test** max_j y_j ≥ τ (Chua et al. 2024, Section 4):
 
@@ -65,10 +68,12 @@ def max_test_probabilities(kernel: str, mu: Fraction, tau: Fraction, released: i
 
 
 def shuffle_lower(kernel: str, mu: Fraction, batches: int, size: int, batch: int,
-                  steps: int) -> ThresholdTest:
+                  steps: int, added: bool = False) -> ThresholdTest:
     """The max test on the concrete pair (module docstring) after `steps` releases of a
     shuffling loader with `batches` = ⌊N/b⌋ batches of `batch` per epoch, population `size`,
-    shift `mu` in noise units."""
+    shift `mu` in noise units. `added`: the pair is the add/remove one (the record at +C in
+    the N-record dataset against the N − 1 others alone, which cut the same batches: in its
+    batch it stands where a record at −C would, so the law is the same)."""
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}")
     if not (0 < batch <= size and batches == size // batch and steps >= 1 and mu > 0):
@@ -91,5 +96,6 @@ def shuffle_lower(kernel: str, mu: Fraction, batches: int, size: int, batch: int
             cands += [(tp[k], tq[k]) for k in range(1, n + 1)]
     what = (f"max over the {released} batch outputs ≥ τ" +
             (f", counted over {epochs} epochs" if epochs > 1 else ""))
-    return ThresholdTest(tuple(cands), f"Chua et al.'s test ({what}) on others at −C, the record "
-                                     f"−C vs +C (shift μ = {float(mu):.4g} noise units)")
+    pair = ("the record at +C present vs absent" if added else "the record −C vs +C")
+    return ThresholdTest(tuple(cands), f"Chua et al.'s test ({what}) on others at −C, {pair} "
+                                     f"(shift μ = {float(mu):.4g} noise units)")

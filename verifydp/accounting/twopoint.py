@@ -5,10 +5,10 @@ privacy loss is N(θ²/2, θ²) under the first; Balle & Wang 2018, Theorem 8):
 δ(ε) = Φ(θ/2 − ε/θ) − e^ε Φ(−θ/2 − ε/θ), the same in both orders (the pair is symmetric
 under x ↦ D − x). Used for the revealed clusters of the deployment audit, where a whole
 displaced cluster moves the output by many noise units and a lattice over that loss range
-would be large. θ is bracketed between rationals (δ increases with θ), Φ and e^ε are the
-package's rigorous `verifydp.exact.special.ncdf` and `exp` with outward bracket arithmetic
-(`verifydp.exact.barith`) — the sympy route of `mechanisms.profiles.gaussian_profile`
-encloses the same value, five times slower, and a bisection calls this hundreds of times.
+would be large. θ is bracketed between rationals (δ increases with θ), and the profile is
+`mechanisms.profiles.gaussian_profile_barith` (the package's Φ in bracket arithmetic; the
+sympy route `gaussian_profile` is five times slower, and a bisection calls this hundreds of
+times).
 docs/foundations.md#composition.
 """
 
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import isqrt
 
-from verifydp.exact import barith, special
 from verifydp.exact.interval import Bracket
+from verifydp.mechanisms.profiles import gaussian_profile_barith
 
 __all__ = ["GaussianShift", "gaussian_shift"]
 
@@ -35,18 +35,12 @@ class GaussianShift:
 
     def delta(self, epsilon: Fraction) -> Bracket:
         eps = max(Fraction(epsilon), Fraction(0))
-        lo = _profile(eps, self.theta_lo).lo if self.theta_lo > 0 else Fraction(0)
-        hi = _profile(eps, self.theta_hi).hi
+        lo = gaussian_profile_barith(eps, self.theta_lo).lo if self.theta_lo > 0 else Fraction(0)
+        hi = gaussian_profile_barith(eps, self.theta_hi).hi
         return Bracket(max(lo, Fraction(0)), min(max(hi, lo), Fraction(1)))
 
     def delta_direction(self, epsilon: Fraction, direction: int) -> Bracket:
         return self.delta(epsilon)  # both orders agree
-
-
-def _profile(eps: Fraction, theta: Fraction) -> Bracket:
-    """Φ(θ/2 − ε/θ) − e^ε Φ(−θ/2 − ε/θ), enclosed."""
-    return barith.sub(special.ncdf(theta / 2 - eps / theta),
-                      barith.mul(special.exp(eps), special.ncdf(-theta / 2 - eps / theta)))
 
 
 def gaussian_shift(shift: Fraction, sigma: Fraction, steps: int) -> GaussianShift:

@@ -275,12 +275,14 @@ def _shuffle_low(spec: AuditSpec, steps: int) -> ThresholdTest:
     assert mech is not None
     b = spec.params["batch"]
     return shuffle_lower(KERNELS[mech.kind], mech.diameter / mech.noise, spec.size // b,
-                         spec.size, b, steps)
+                         spec.size, b, steps, spec.protect is Relation.ADD_REMOVE)
 
 
 def _shuffle_up(spec: AuditSpec, steps: int, grid: Grid) -> Composed:
     """The upper end: the one-release pair at the substitution diameter d composed over the
-    epochs begun (releases past the last whole epoch are at most one more such release)."""
+    epochs begun (releases past the last whole epoch are at most one more such release).
+    Under add/remove too: coupled, the record trades places with one of the records that sit
+    the epoch out, so its batch is a substitution (proofs/deployment_pairs.md#shuffle)."""
     mech = spec.mechanism
     assert mech is not None
     per_epoch = spec.size // spec.params["batch"]
@@ -518,8 +520,10 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
         per = spec.size // spec.params["batch"]
         pairs = (f"one batch (the one-release line): {pairs[0]}",
                  f"{comp.steps} releases = {-(-comp.steps // per)} epoch(s) of {per} batches: "
-                 f"the record is in at most one batch per epoch, so an epoch is at most one "
-                 f"release at shift {mech.diameter} (upper end)",
+                 f"the record is in at most one batch per epoch"
+                 + (" (added or removed, it trades places with a record that sits the epoch "
+                    "out)" if spec.protect is Relation.ADD_REMOVE else "") +
+                 f", so an epoch is at most one release at shift {mech.diameter} (upper end)",
                  f"lower end: {_shuffle_low(spec, comp.steps).describe}")
         note = ("shuffled batches: the upper end assumes no amplification from shuffling; the "
                 "lower end is Chua et al.'s max test on a concrete dataset pair (ICML 2024), so "

@@ -800,14 +800,18 @@ def _accountant(obj: object, kind: str, params: Mapping[str, Any], size: int,
 def _shuffle_checks(batch: int, size: int, protect: Relation,
                     comp: CompositionSpec | None) -> None:
     """Shuffling into ⌊N/b⌋ batches per epoch (the last N mod b records sit the epoch out):
-    only substitution is derived, and releases come in whole epochs."""
-    if protect is Relation.ADD_REMOVE:
-        # adding a record changes N, hence ⌊N/b⌋ and which batch every later record falls
-        # in: no pair is derived for that (proofs/deployment_pairs.md#shuffle)
-        raise _fail("protect.relation", "add-remove is not supported for shuffle (a record "
-                                        "added or removed changes N and so every batch "
-                                        "boundary; use substitution)")
+    releases come in whole epochs, and under add/remove both neighbours (N − 1 and N + 1
+    records) must cut the same number of batches, so that adding or removing the record
+    only trades it for one of the records that sit out (proofs/deployment_pairs.md#shuffle)."""
     per = size // batch
+    if protect is Relation.ADD_REMOVE and size % batch in (0, batch - 1):
+        side, other = ("N − 1", (size - 1) // batch) if size % batch == 0 else (
+            "N + 1", (size + 1) // batch)
+        raise _fail("protect.relation", f"add-remove with N mod b = {size % batch}: a "
+                                        f"neighbour of {side} records cuts {other} batches "
+                                        f"per epoch, not {per}, so the number of releases "
+                                        f"changes and no pair is derived (use substitution, "
+                                        f"or a batch with N mod b outside {{0, b − 1}})")
     if comp is not None and comp.steps % per:
         raise _fail("composition.steps", f"{comp.steps} is not a whole number of epochs "
                                          f"(one epoch = N // batch = {per} releases)")

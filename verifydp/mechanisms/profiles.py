@@ -27,6 +27,7 @@ from typing import Any
 import mpmath
 import sympy
 
+from verifydp.exact import barith, special
 from verifydp.exact.interval import (
     Bracket,
     Evaluator,
@@ -44,6 +45,7 @@ __all__ = [
     "gaussian_group_profile",
     "gaussian_hockey_stick",
     "gaussian_profile",
+    "gaussian_profile_barith",
     "gaussian_profile_expr",
     "laplace_group_profile",
     "laplace_hockey_stick",
@@ -140,6 +142,18 @@ def gaussian_profile(eps: Rat, theta: Rat) -> Bracket:
     """Rigorous bracket of δ(ε) of the Gaussian mechanism, θ = Δ2/σ; valid for large ε."""
     eps, theta = _check(eps, theta)
     return bracket_special(gaussian_profile_expr(), {EPS: eps, THETA: theta})
+
+
+def gaussian_profile_barith(eps: Rat, theta: Rat) -> Bracket:
+    """The same closed form Φ(θ/2 − ε/θ) − e^ε Φ(−θ/2 − ε/θ), θ > 0, in the package's bracket
+    arithmetic (`verifydp.exact.barith` over its one Φ, `verifydp.exact.special.ncdf`): far
+    faster than the sympy route of `gaussian_profile`, which the tests compare it with. Not
+    clamped to [0, 1] (callers clamp as their use needs); any real ε."""
+    eps, theta = Fraction(eps), Fraction(theta)
+    if theta <= 0:
+        raise ValueError(f"need theta > 0, got {theta}")
+    return barith.sub(special.ncdf(theta / 2 - eps / theta),
+                      barith.mul(special.exp(eps), special.ncdf(-theta / 2 - eps / theta)))
 
 
 def laplace_group_profile(eps: Rat, j: int, theta: Rat) -> Bracket:

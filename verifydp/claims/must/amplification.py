@@ -38,10 +38,11 @@ from verifydp.claims.printed import judge_cell, sci
 from verifydp.designs import Poisson
 from verifydp.designs.must import k_law
 from verifydp.epsilon import EpsSpec
-from verifydp.exact import barith, special
+from verifydp.exact import special
 from verifydp.exact.interval import Bracket, bracket
 from verifydp.exact.special import exp_bracket
 from verifydp.exact.tfunc import EPS, exp_of
+from verifydp.mechanisms.profiles import gaussian_profile_barith
 from verifydp.population import Population, PopulationPair, RecordType, Relation
 
 PAPER = "must"
@@ -651,10 +652,8 @@ def group_delta(mech: str, theta: Fraction, eps: Fraction, u: int) -> Bracket:
             return Bracket.point(0)
         e = special.exp((eps - t) / 2)
         return _round_out(Bracket(1 - e.hi, 1 - e.lo))
-    a = special.ncdf(t / 2 - eps / t)
-    c = special.ncdf(-t / 2 - eps / t)
-    prod = barith.mul(special.exp(eps), c)
-    return _round_out(Bracket(max(Fraction(0), a.lo - prod.hi), a.hi - prod.lo))
+    br = gaussian_profile_barith(eps, t)
+    return _round_out(Bracket(max(Fraction(0), br.lo), br.hi))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -38,7 +38,7 @@ from verifydp.claims.base import (
 from verifydp.claims.base import statement as _statement
 from verifydp.claims.must.amplification import group_delta
 from verifydp.designs.must import eta as eta_exact
-from verifydp.exact import barith, special
+from verifydp.exact import barith
 from verifydp.exact.interval import Bracket
 
 PAPER = "must"
@@ -92,16 +92,11 @@ def kept_law(scheme: str, n: int, b: int, m: int, u_max: int) -> tuple[Fraction,
 
 @functools.cache
 def delta_u(mech: str, theta: Fraction, eps: Fraction, u: int) -> Bracket:
-    """δ_{M,u}(ε): Theorem 1 with θ → uθ.  Laplace via `amplification.group_delta`; Gaussian
-    Φ(uθ/2 − ε/(uθ)) − e^ε Φ(−uθ/2 − ε/(uθ)) in the package's bracket arithmetic with its
-    one Φ (`verifydp.exact.special.ncdf`; the tests compare it with `gaussian_group_profile`)."""
-    if mech == "Laplace":
-        return group_delta(mech, theta, eps, u)
-    t = u * theta
-    a = special.ncdf(t / 2 - eps / t)
-    c = special.ncdf(-t / 2 - eps / t)
-    br = barith.sub(a, barith.mul(special.exp(eps), c))
-    return Bracket(max(br.lo, Fraction(0)), min(br.hi, Fraction(1)))
+    """δ_{M,u}(ε): Theorem 1 with θ → uθ, `amplification.group_delta` clamped to [0, 1]
+    (its Gaussian is `mechanisms.profiles.gaussian_profile_barith`, which the tests compare
+    with `gaussian_group_profile`)."""
+    br = group_delta(mech, theta, eps, u)
+    return Bracket(br.lo, min(br.hi, Fraction(1)))
 
 
 def _dy_out(b: Bracket) -> Bracket:
