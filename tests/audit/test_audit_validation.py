@@ -292,6 +292,10 @@ DEPLOY: dict[str, Any] = {
     "accountant": {"name": "dp-accounting-pld"},
 }
 
+PPS_DEPLOY = _with("design", {"kind": "poisson-pps", "expected_size": 2}, _with(
+    "population", {"size_classes": [{"measure": 1, "count": 5}, {"measure": 3, "count": 2}]},
+    _with("accountant", _DELETE, DEPLOY)))
+
 BAD_DEPLOY = [
     (_with("mechanism.kind", "exponential", DEPLOY), r"^mechanism\.kind: must be one of"),
     (_with("mechanism.clip", _DELETE, DEPLOY), r"^mechanism\.clip: missing \(the clipping "
@@ -317,6 +321,12 @@ BAD_DEPLOY = [
      None),
     (_with("design", {"kind": "systematic-fixed", "interval": 10}, DEPLOY),
      r"^design\.kind: systematic-fixed: a fixed, known order"),
+    (_with("protect", {"relation": "replace", "measures": "fixed"}, DEPLOY),
+     r"^protect\.measures: applies to PPS designs only, not poisson"),
+    (_with("protect", {"measures": "fixed"}, PPS_DEPLOY),
+     r"^protect\.measures: \"fixed\" applies to substitution"),
+    (_with("protect", {"relation": "replace", "measures": "frame"}, PPS_DEPLOY),
+     r"^protect\.measures: must be one of"),
     (_with("population.size", 10**8, DEPLOY), r"^population\.size: 100000000 exceeds"),
 ]
 

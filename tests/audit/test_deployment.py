@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from verifydp.accounting import Grid, composed, dominating_pairs, law_pair
+from verifydp.accounting.forms import bernoulli
 from verifydp.audit.deployment import audit_deployment, number_json
 from verifydp.audit.spec import load_design, parse_design, tomllib
 from verifydp.exact.arb import ball, rational
@@ -1116,3 +1117,60 @@ def test_poisson_pps_pair_covers_every_added_record() -> None:
     with pytest.raises(ValueError, match="substitution"):
         dominating_pairs("poisson-pps", {"expected_size": n}, 3, "gaussian", "sum", F(1), F(2),
                          sigma, False, size_classes=classes)
+
+
+def test_poisson_pps_with_fixed_measures_is_poisson_at_the_largest_rate() -> None:
+    """Substitution with the measures stated fixed (frame data): classes {1: 2 records,
+    3: 1}, expected size 1 (rates 1/5, 1/5, 3/5). Every change of one record's value, the
+    measure kept, with values on GRID (C = 1), σ = 1, both orders, stays below the pair
+    (Poisson at the largest rate 3/5); the change on the largest measure with others at 0
+    attains the pair's lower end; and Poisson at the smallest rate (the record's class
+    read as the most populous) is beaten. Fixed measures under add/remove are refused."""
+    sigma, n = F(1), F(1)
+    classes = ((F(1), 2), (F(3), 1))
+    cands = dominating_pairs("poisson-pps", {"expected_size": n}, 3, "gaussian", "sum", F(1),
+                             F(2), sigma, False, size_classes=classes, fixed_measures=True)
+    (poisson,) = dominating_pairs("poisson", {"q": F(3, 5)}, 3, "gaussian", "sum", F(1), F(2),
+                                  sigma, False)
+    assert [d.pair for d in cands] == [poisson.pair] and "measures fixed" in cands[0].why
+    his = _max_his(cands)
+    small = composed(dominating_pairs("poisson", {"q": F(1, 5)}, 3, "gaussian", "sum", F(1),
+                                      F(2), sigma, False)[0].pair, 1, Grid(h=F(1, 200)))
+    measures = (F(1), F(1), F(3))
+    beaten = False
+    for i in range(3):  # the changed record
+        for vals in itertools.product(GRID, repeat=3):
+            for x2 in GRID:
+                if x2 == vals[i]:
+                    continue
+                a_ = _poisson_pps(tuple(zip(vals, measures, strict=True)), n)
+                b_ = _poisson_pps(tuple(zip(vals[:i] + (x2,) + vals[i + 1:], measures,
+                                            strict=True)), n)
+                for e in EPS:
+                    val = set_delta(a_, b_, sigma, "gauss", e)
+                    assert val <= his[e], (i, vals, x2, e)
+                    beaten = beaten or val > small.delta(e).hi
+    assert beaten
+    rr = dominating_pairs("poisson-pps", {"expected_size": n}, 3, "randomized-response",
+                          "binary", F(1), F(1), F(0), False, epsilon0=F(1),
+                          size_classes=classes, fixed_measures=True)
+    assert rr[0].law == bernoulli(F(3, 5))
+    with pytest.raises(ValueError, match="fixed measures apply to substitution"):
+        dominating_pairs("poisson-pps", {"expected_size": n}, 3, "gaussian", "sum", F(1), F(2),
+                         sigma, True, size_classes=classes, fixed_measures=True)
+
+
+def test_pps_example_under_substitution_with_fixed_measures() -> None:
+    """The business PPS example read under substitution with the measures stated fixed:
+    the audit runs Poisson at the largest rate min(1, 400·100/295000) = 8/59, and refuses
+    the same file when the measures are the records' own."""
+    from verifydp.audit.spec import DesignFileError
+
+    raw = tomllib.loads((ROOT / "examples" / "deploy_business_pps.toml").read_text("utf-8"))
+    raw["protect"] = {"relation": "replace", "measures": "fixed"}
+    dep = audit_deployment(parse_design(raw), curves=False)
+    assert "measures fixed: Poisson(q = 8/59)" in dep.pairs[0]
+    assert dep.result.lo <= dep.result.hi and dep.result.width <= dep.result.hi / 50
+    raw["protect"] = {"relation": "replace"}
+    with pytest.raises(DesignFileError, match="state the measures fixed"):
+        audit_deployment(parse_design(raw), curves=False)

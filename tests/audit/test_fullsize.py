@@ -161,3 +161,27 @@ def test_huge_ratio_falls_back_to_a_certified_lower_bound() -> None:
     b = ans.bracket
     assert b is not None and b.upper is None and not b.complete
     assert b.lower is not None and 14.99 <= math.log(b.lower) < 16
+
+
+def test_pps_with_fixed_measures_at_full_size_is_poisson_at_the_largest_rate() -> None:
+    """Poisson PPS under substitution, measures stated fixed, add-remove base: independent
+    inclusions at fixed rates, so the answer is Poisson's at the largest rate (6/11 here)
+    whatever N, and it equals the exact worst case of the scaled instance, which is the full
+    population here (7 records: 5 of measure 1, 2 of measure 3; expected size 2). Without
+    the statement the substitution may change a measure, and the answer stays undetermined."""
+    classes = {"size_classes": [{"measure": 1, "count": 5}, {"measure": 3, "count": 2}]}
+    obj = {"name": "t", "population": classes,
+           "design": {"kind": "poisson-pps", "expected_size": 2},
+           "base": {"epsilon": 1.0, "relation": "add-remove"},
+           "protect": {"relation": "replace", "measures": "fixed"}, "target": {"epsilon": 0.5}}
+    spec = parse_design(obj)
+    ans = full_size_answer(spec)
+    poisson = full_size_answer(_spec({"size": 7}, {"kind": "poisson", "q": "6/11"},
+                                     "add-remove", "replace"))
+    assert ans.bracket == poisson.bracket and "measures fixed" in ans.plan.note
+    assert ans.bracket is not None and ans.bracket.lower is not None
+    exact = _scaled_ratio(spec)
+    assert ans.bracket.lower <= exact * (1 + Fraction(1, 10**6))
+    assert ans.bracket.upper is not None and exact <= ans.bracket.upper * (1 + Fraction(1, 10**6))
+    del obj["protect"]["measures"]
+    assert full_size_answer(parse_design(obj)).verdict == "undetermined"

@@ -42,6 +42,7 @@ with contributions on a grid including ±C.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -56,7 +57,7 @@ from verifydp.accounting.forms import (
     moved_pair,
 )
 from verifydp.accounting.laws import truncated_law
-from verifydp.accounting.pps import poisson_pps_pair, pps_rates
+from verifydp.accounting.pps import poisson_pps_pair, pps_fixed_rate, pps_rates
 from verifydp.accounting.resized import coupled, resized_pairs, size_law
 
 __all__ = ["Dominating", "Realised", "dominating_pairs", "inclusion", "law_pair", "moved_pair",
@@ -178,19 +179,41 @@ def _within(sizes: tuple[int, ...], within: str, p: Mapping[str, Any], add_remov
     return sorted(cands.items())
 
 
+def _fixed_pps(kind: str, params: Mapping[str, Any], add_remove: bool, fixed_measures: bool,
+               size_classes: tuple[tuple[Fraction, int], ...]) -> dict[str, Fraction] | None:
+    """Poisson PPS under substitution with the size measures fixed (frame data, kept by a
+    changed record): independent inclusions whose rates do not move, so the design is
+    Poisson at the largest rate (`pps.pps_fixed_rate`, proofs/deployment_pairs.md#pps);
+    its parameters, or None when the design is not that."""
+    if kind != "poisson-pps" or not fixed_measures:
+        return None
+    if add_remove:
+        raise ValueError(f"{kind}: fixed measures apply to substitution (an added or removed "
+                         f"record brings or takes its own measure)")
+    return {"q": pps_fixed_rate(params, size_classes)}
+
+
 def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
                      query: str, magnitude: Fraction, diameter: Fraction, noise: Fraction,
                      add_remove: bool, strata_sizes: Mapping[str, int] | None = None,
                      clusters: tuple[int, ...] = (), epsilon0: Fraction | None = None,
                      fixed_clusters: bool = False,
-                     size_classes: tuple[tuple[Fraction, int], ...] = ()
-                     ) -> tuple[Dominating, ...]:
+                     size_classes: tuple[tuple[Fraction, int], ...] = (),
+                     fixed_measures: bool = False) -> tuple[Dominating, ...]:
     """The candidate per-step pairs of a design (the design file's kind and parameters,
     population size N): the worst case over all neighbouring datasets is the largest of
     the candidates' composed δ (each covers the dataset pairs its `why` names).
     Randomized response (`epsilon0`) takes no query, shift or noise: `rr_pairs`.
     `fixed_clusters`: the file states that the cluster frame is fixed (no neighbour forms,
-    dissolves or changes a record's cluster); otherwise such neighbours are covered too."""
+    dissolves or changes a record's cluster); otherwise such neighbours are covered too.
+    `fixed_measures`: Poisson PPS under substitution with size measures stated to be frame
+    data (`_fixed_pps`)."""
+    fixed = _fixed_pps(kind, params, add_remove, fixed_measures, size_classes)
+    if fixed is not None:
+        return tuple(replace(d, why=f"{kind}, measures fixed: {d.why}")
+                     for d in dominating_pairs("poisson", fixed, size, mechanism, query,
+                                               magnitude, diameter, noise, add_remove,
+                                               epsilon0=epsilon0))
     if mechanism == "randomized-response":
         if epsilon0 is None:
             raise ValueError("randomized response needs epsilon0")
@@ -270,7 +293,7 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
         if not add_remove:
             raise ValueError(f"{kind} under substitution: a changed record changes its size "
                              f"measure, hence the total and every inclusion; no pair is "
-                             f"derived (use add-remove)")
+                             f"derived (use add-remove, or state the measures fixed)")
         return (poisson_pps_pair(params, size_classes, magnitude, diameter, noise, kernel,
                              count),)
     if kind in ("proportional", "stratified-proportional", "random-size"):
@@ -426,7 +449,7 @@ def rr_pairs(kind: str, params: Mapping[str, Any], size: int, epsilon0: Fraction
     if not add_remove and kind == "poisson-pps":
         raise ValueError(f"{kind} under substitution: a changed record changes its size "
                          f"measure, hence the total and every inclusion; no pair is derived "
-                         f"(use add-remove)")
+                         f"(use add-remove, or state the measures fixed)")
     if add_remove and kind == "systematic-random":
         raise ValueError(f"{kind} under add-remove: an added record moves N and every start's "
                          f"sample size; no pair is derived (use substitution)")

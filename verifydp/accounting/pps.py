@@ -11,7 +11,7 @@ from verifydp.accounting.composition import AnyPair, Pair, Revealed
 from verifydp.accounting.forms import Dominating, bernoulli, dyadic, law_pair
 from verifydp.exact.arb import ball, rational
 
-__all__ = ["poisson_pps_pair", "pps_rates"]
+__all__ = ["pps_fixed_rate", "poisson_pps_pair", "pps_rates"]
 
 
 _PPS_BITS = 40  # rates rounded up to this many bits (a larger rate dominates)
@@ -41,6 +41,18 @@ def _bernstein(mu: Fraction, var: Fraction, t: int) -> Fraction:
     if s <= 0:
         return Fraction(1)
     return min(Fraction(1), rational(ball(-(s * s) / (2 * (var + s / 3))).exp(), up=True))
+
+
+def pps_fixed_rate(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...]
+                   ) -> Fraction:
+    """The largest inclusion probability min(1, n·s/T) over the listed classes, T the file's
+    total measure. Under substitution with the measures fixed (frame data, kept by a changed
+    record) the inclusions are independent and no rate moves, so the pair is Poisson's at the
+    record's rate; the largest dominates every smaller one (the pair at q′ < q mixes the pair
+    at q with the record-absent law, common to both runs: joint convexity) (#pps)."""
+    n = Fraction(params["expected_size"])
+    total = sum((m * c for m, c in classes), Fraction(0))
+    return min(Fraction(1), n * max(m for m, c in classes if c) / total)
 
 
 def pps_rates(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...]

@@ -402,7 +402,7 @@ def candidates(spec: AuditSpec) -> tuple[Dominating, ...]:
         mech.diameter, mech.noise, spec.protect is Relation.ADD_REMOVE,
         {s.name: s.size for s in spec.strata}, spec.clusters,
         mech.epsilon0 if mech.kind == "randomized-response" else None,
-        spec.cluster_frame == "fixed", spec.size_classes)
+        spec.cluster_frame == "fixed", spec.size_classes, spec.size_measures == "fixed")
 
 
 def _delta_fn(cands: tuple[Dominating, ...], steps: int, resample: bool, grid: Grid,

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil, floor
 
+from verifydp.accounting.pps import pps_fixed_rate
 from verifydp.audit.spec import AuditSpec, build_design
 from verifydp.designs import (
     ClusterPPS,
@@ -346,7 +347,7 @@ def _pps(spec: AuditSpec) -> Instance:
     n_s = sum(counts)
     measures = {f"s{j}": m for j, (m, _) in enumerate(keep)}
     lo, hi = keep[0][0], keep[-1][0]
-    measures["x"] = hi
+    measures["x"] = measures["z"] = hi
     measures["y"] = lo
     common = {RecordType(f"s{j}"): c for j, c in enumerate(counts)}
     p = spec.params
@@ -361,6 +362,13 @@ def _pps(spec: AuditSpec) -> Instance:
                                   Population.of({**common, RecordType(v): 1}), Relation.ADD_REMOVE)
             scen.append(Scenario(f"add a record of the {what} size measure", pair, design,
                                  shape={"N": n_s, **design.params()}))
+    elif spec.size_measures == "fixed":  # a value changes, the measure (frame data) stays
+        big = RecordType(f"s{len(keep) - 1}")
+        base = {**common, big: common[big] - 1}
+        pair = PopulationPair(Population.of({**base, RecordType("x"): 1}),
+                              Population.of({**base, RecordType("z"): 1}), Relation.REPLACE)
+        scen.append(Scenario("replace the value of a record of the largest size measure "
+                             "(measures fixed)", pair, design, shape={"N": n_s, **design.params()}))
     else:
         small = RecordType("s0")
         base = {**common, small: common[small] - 1}
@@ -518,6 +526,14 @@ def full_size_plan(spec: AuditSpec) -> FullSize:
             return _neyman_plan(spec)
     except fs.OutOfReach as exc:
         return FullSize((), "", str(exc))
+    if kind == "poisson-pps" and spec.size_measures == "fixed":
+        q = pps_fixed_rate(p, spec.size_classes)
+        if base is not Relation.ADD_REMOVE:
+            return FullSize((), "", "Poisson PPS under a replace base mechanism: the sample "
+                                    "size is visible; not reduced")
+        return FullSize(tuple(fs.poisson_add_remove(q, protect)),
+                        f"Poisson PPS, measures fixed: independent inclusions at fixed rates, "
+                        f"the record's at most {q} (the largest dominates); N does not matter")
     if kind in ("poisson-pps", "successive-pps") and spec.size_classes:
         points = math.prod(c + 1 for _, c in spec.size_classes)
         where = (f"beyond the limit {fs.MAX_ORBIT_POINTS}" if points > fs.MAX_ORBIT_POINTS

@@ -29,6 +29,7 @@ from verifydp.audit.spec import (
     PARAMS,
     QUERIES,
     ROUNDINGS,
+    SIZE_MEASURES,
 )
 
 NUMBER = {"oneOf": [{"type": "number"}, {"type": "string", "pattern": r"^\s*-?[0-9./eE+-]+\s*$"}],
@@ -161,7 +162,12 @@ def schema() -> dict[str, Any]:
                             "enum": list(CLUSTER_FRAMES),
                             "description": "cluster designs, deployment audit: 'fixed' states "
                                            "that the cluster frame is public and fixed; "
-                                           "default 'open'"}}},
+                                           "default 'open'"},
+                            "measures": {
+                            "enum": list(SIZE_MEASURES),
+                            "description": "PPS designs under substitution: 'fixed' states "
+                                           "that size measures are frame data, kept by a "
+                                           "changed record; default 'own'"}}},
             "target": _guarantee("the protected relation"),
             "audit": {"type": "object", "additionalProperties": False, "properties": {
                 "instance_size": _int(4, 200),

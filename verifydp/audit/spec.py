@@ -101,6 +101,7 @@ ACCOUNTANTS = ("dp-accounting-pld", "dp-accounting-rdp", "opacus-rdp", "opacus-p
                "prv-accountant", "autodp")
 ASSUMED_SAMPLERS = ("poisson", "fixed-size", "shuffle")
 CLUSTER_FRAMES = ("open", "fixed")
+SIZE_MEASURES = ("own", "fixed")
 MAX_STEPS = 10**6
 # designs whose per-step dominating pair is derived (verifydp.accounting.dominating)
 NOT_DEPLOYABLE = {  # why a design has no per-release dominating pair (docs/design-files.md)
@@ -229,6 +230,10 @@ class AuditSpec:
     # dissolve or change a record's cluster; "fixed" — the file states that the cluster frame
     # is public and fixed (records join or change within existing clusters)
     cluster_frame: str = "open"
+    # PPS designs under substitution: "own" — the size measure is the record's own, so a
+    # changed record may change it (and the total); "fixed" — the file states that measures
+    # are frame data (a register's size band), kept by a changed record
+    size_measures: str = "own"
 
     def to_json(self) -> dict[str, Any]:
         def js(v: Any) -> Any:
@@ -837,11 +842,17 @@ def parse_design(obj: object) -> AuditSpec:
     kind, params, design = _design(t["design"], size, strata, clusters, classes)
     base = _guarantee("base", t["base"], None)
     prot = _table("protect", t.get("protect", {}))
-    _keys("protect", prot, ("relation", "clusters"))
+    _keys("protect", prot, ("relation", "clusters", "measures"))
     protect = _relation("protect.relation", prot.get("relation", base.relation.value))
     frame = _choice("protect.clusters", prot.get("clusters", "open"), CLUSTER_FRAMES)
     if "clusters" in prot and kind not in ("cluster-srs", "two-stage-cluster"):
         raise _fail("protect.clusters", f"applies to cluster designs only, not {kind}")
+    measures = _choice("protect.measures", prot.get("measures", "own"), SIZE_MEASURES)
+    if "measures" in prot and kind not in ("poisson-pps", "successive-pps"):
+        raise _fail("protect.measures", f"applies to PPS designs only, not {kind}")
+    if measures == "fixed" and protect is Relation.ADD_REMOVE:
+        raise _fail("protect.measures", "\"fixed\" applies to substitution (an added or "
+                                        "removed record brings or takes its own measure)")
     target = _guarantee("target", t["target"], protect)
     if base.delta == 0 and target.delta > 0:
         pass  # a pure base may be compared with an approximate target: fine
@@ -865,7 +876,7 @@ def parse_design(obj: object) -> AuditSpec:
     acct = (_accountant(t["accountant"], kind, params, size, mech, comp)  # type: ignore[arg-type]
             if "accountant" in t else None)
     return AuditSpec(name, desc, size, strata, clusters, classes, kind, params, base,
-                     protect, target, inst, grid, design, mech, comp, acct, frame)
+                     protect, target, inst, grid, design, mech, comp, acct, frame, measures)
 
 
 def load_design(path: Path | str) -> AuditSpec:
