@@ -185,3 +185,20 @@ def test_pps_with_fixed_measures_at_full_size_is_poisson_at_the_largest_rate() -
     assert ans.bracket.upper is not None and exact <= ans.bracket.upper * (1 + Fraction(1, 10**6))
     del obj["protect"]["measures"]
     assert full_size_answer(parse_design(obj)).verdict == "undetermined"
+
+
+def test_pps_red_flag_follows_the_measures_statement() -> None:
+    """The data-dependent-allocation flag of Poisson PPS is raised unless the file states the
+    measures fixed under substitution (then no neighbour moves an inclusion)."""
+    from verifydp.audit.flags import red_flags
+
+    obj = {"name": "t",
+           "population": {"size_classes": [{"measure": 1, "count": 5},
+                                           {"measure": 3, "count": 2}]},
+           "design": {"kind": "poisson-pps", "expected_size": 2},
+           "base": {"epsilon": 1.0, "relation": "add-remove"},
+           "protect": {"relation": "replace", "measures": "fixed"}, "target": {"epsilon": 0.5}}
+    codes = {f.code for f in red_flags(parse_design(obj))}
+    assert "data-dependent-allocation" not in codes
+    del obj["protect"]["measures"]
+    assert "data-dependent-allocation" in {f.code for f in red_flags(parse_design(obj))}

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 from verifydp.audit.spec import AuditSpec
 from verifydp.designs import eta_bracket
+from verifydp.population import Relation
 
 NEAR_ONE = Fraction(4, 5)  # inclusion probability from which amplification mostly vanishes
 LARGE_CLUSTER = 6  # bun/sec6.2:pps-cluster: at ε ≈ 0.1 the engine finds the switch at 5–6
@@ -52,8 +53,10 @@ def max_inclusion(spec: AuditSpec) -> Fraction | None:
 def red_flags(spec: AuditSpec, copies_at_least_two: Fraction | None = None) -> list[Flag]:
     kind, p = spec.kind, spec.params
     out: list[Flag] = []
+    # measures stated fixed (frame data) under replace: no neighbour moves an inclusion
+    fixed_frame = spec.size_measures == "fixed" and spec.protect is not Relation.ADD_REMOVE
     if kind in ("proportional", "stratified-proportional", "stratified-neyman", "poisson-pps",
-                "successive-pps", "cluster-pps"):
+                "successive-pps", "cluster-pps") and not fixed_frame:
         what = {
             "proportional": "the sample size r|P| depends on the population size",
             "stratified-proportional": "each stratum's sample size r|P_h| depends on the "
