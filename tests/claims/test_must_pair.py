@@ -1,5 +1,5 @@
 """MUST §3.3: the printed per-step pair (6)–(7) against every realisable substitution pair
-(must/sec3.3:pair, refuted; must/sec3.3:pair:corrected)."""
+(must/sec3.3:pair, refuted; must/sec3.3:pair:corrected, refuted near ε = 0)."""
 
 from __future__ import annotations
 
@@ -184,10 +184,30 @@ def test_mutant_worst_pair_refuted(one_scheme, mutant):
     assert res.verdict is Verdict.REFUTED, res.summary()
 
 
-def test_corrected_holds(one_scheme):
+def test_corrected_refuted_near_zero_and_holds_above(one_scheme):
+    """The corrected pair is no dominating pair either: at ε = 1/1000 the printed pair's own
+    datasets (others at 0, x = −C vs x' = +C) exceed it; at ε ∈ {1/2, 1, 2} it holds. The
+    witness replays."""
     res = mp.check_corrected(Budget())
-    assert res.verdict is Verdict.HOLDS, res.summary()
-    assert len(res.instances) == 6
+    assert res.verdict is Verdict.REFUTED, res.summary()
+    assert len(res.instances) == 8
+    for inst in res.instances:
+        small = inst.params["epsilon"] == "1/1000"
+        assert inst.verdict is (Verdict.REFUTED if small else Verdict.HOLDS), inst.params
+    assert res.witness is not None and replay_object(res.witness.to_json()).confirmed
+
+
+@pytest.mark.parametrize("scheme,b", [("wr", None), ("must-ow", 5), ("must-ww", 5)])
+def test_corrected_refutation_by_quadrature(scheme, b):
+    """The refutation by an independent route (scipy quadrature of the densities, floats):
+    at σ = 1 the pair (−1, 1) with others at 0 beats Σ Pr(K = l) N(2l) vs N(0) in either
+    order, by far more than the quadrature's error, at ε = 1/1000 (and at ε = 0, its total
+    variation); at ε = 1/2 it does not."""
+    law = [(int(k), float(p)) for k, p in k_law(scheme, 20, b, 3)]
+    for eps, beats in ((F(0), True), (F(1, 1000), True), (F(1, 2), False)):
+        realised = _float_hs(law, -1.0, 1.0, 1, eps)
+        corrected = max(_float_hs(law, 2.0, 0.0, 1, eps), _float_hs(law, 0.0, 2.0, 1, eps))
+        assert (realised > corrected + 1e-4) is beats, (scheme, eps, realised, corrected)
 
 
 # ---------------------------------------------------------------- the witness

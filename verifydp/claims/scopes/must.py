@@ -151,7 +151,7 @@ SCOPES: dict[str, Scope] = {
           "joint convexity reduces mixed other records to per-draw values y (module "
           "docstring); that constant y is worst is checked, not proved"),
         q("WR, MUST.OW, MUST.WW", "b = 5, m = 3", "grid"),
-        (eps_grid("ε > 0", "ε ∈ {1/2, 1, 2}"),),
+        (eps_grid("ε > 0", "ε ∈ {1/1000, 1/2, 1, 2} (refuted at 1/1000)"),),
     ),
     "must/alg1": Scope(
         "must/alg1",
