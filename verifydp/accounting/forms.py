@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verifydp.accounting.atoms import FinitePair
-from verifydp.accounting.composition import AnyPair, Pair
+from verifydp.accounting.composition import AnyPair, Pair, Revealed
 
-__all__ = ["Dominating", "Realised", "bernoulli", "dyadic", "law_pair", "moved_pair"]
+__all__ = ["Dominating", "Realised", "bernoulli", "dyadic", "law_pair", "moved_pair",
+           "revealed"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,13 @@ def moved_pair(a: Fraction, b: Fraction, shift: Fraction, noise: Fraction, kerne
     p = tuple((w, c) for w, c in ((1 - a, Fraction(0)), (a, Fraction(shift))) if w)
     q = tuple((w, c) for w, c in ((1 - b, Fraction(0)), (b, -down)) if w)
     return Pair(p, q, Fraction(noise), kernel, name)
+
+
+def revealed(branches: list[tuple[Fraction, AnyPair]] | tuple[tuple[Fraction, AnyPair], ...],
+             name: str) -> AnyPair:
+    """The branches' pairs with the branch label revealed (`Revealed`), or the lone pair
+    when there is one branch (nothing to reveal)."""
+    return branches[0][1] if len(branches) == 1 else Revealed(tuple(branches), name)
 
 
 def bernoulli(pi: Fraction) -> tuple[tuple[int, Fraction], ...]:

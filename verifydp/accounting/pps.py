@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from verifydp.accounting.composition import AnyPair, Pair, Revealed
-from verifydp.accounting.forms import Dominating, bernoulli, dyadic, law_pair
+from verifydp.accounting.composition import AnyPair, Pair
+from verifydp.accounting.forms import Dominating, bernoulli, dyadic, law_pair, revealed
 from verifydp.exact.arb import ball, rational
 
 __all__ = ["pps_fixed_rate", "poisson_pps_pair", "pps_rates"]
@@ -116,8 +116,7 @@ def poisson_pps_pair(params: Mapping[str, Any], classes: tuple[tuple[Fraction, i
     # renormalised branches: the dropped binomial tails are in `tail`
     tot_w = sum((w for w, _ in branches), Fraction(0))
     branches = [(w / tot_w, b) for w, b in branches]
-    pair = branches[0][1] if len(branches) == 1 else Revealed(tuple(branches),
-                                                              "poisson-pps thinned")
+    pair = revealed(branches, "poisson-pps thinned")
     # realised: others at 0 (a dropped one moves nothing), the record at +C (a count: 1)
     lower = law_pair(bernoulli(exact_in), d if count else a,
                      noise, kernel, "added", "poisson-pps realised")

@@ -16,8 +16,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from verifydp.accounting.composition import AnyPair, Pair, Revealed
-from verifydp.accounting.forms import Dominating, Realised, bernoulli, law_pair, moved_pair
+from verifydp.accounting.composition import AnyPair, Pair
+from verifydp.accounting.forms import (
+    Dominating,
+    Realised,
+    bernoulli,
+    law_pair,
+    moved_pair,
+    revealed,
+)
 from verifydp.designs.allocation import round_allocation
 
 __all__ = ["SizeLaw", "coupled", "resized_pairs", "size_law"]
@@ -196,7 +203,7 @@ def _shift_pair(branches: tuple[tuple[Fraction, Shifts], ...], noise: Fraction, 
     `law_pair`), revealed over the branches when there are several."""
     pairs = [(w, Pair(tuple((x, t) for t, x in law), ((Fraction(1), Fraction(0)),), noise,
                       kernel, name)) for w, law in branches]
-    return pairs[0][1] if len(pairs) == 1 else Revealed(tuple(pairs), name)
+    return revealed(pairs, name)
 
 
 def _grouped(sides: list[_Labelled]) -> list[list[_Labelled]]:
@@ -364,8 +371,7 @@ def _moves_between_strata(kind: str, groups: Mapping[str, int], law: Any, a: Fra
                      if count else moved_pair(u.incl, v.incl, d / 2, noise, kernel,
                                               f"{kind} realised"))
             out.append(Dominating(
-                branches[0][1] if len(branches) == 1 else Revealed(tuple(branches),
-                                                                   f"{kind} moved"), "moved",
+                revealed(branches, f"{kind} moved"), "moved",
                 bernoulli(max(u.incl, v.incl)), Fraction(0),
                 f"a replacement moves the record between strata; leaving one (worst: "
                 f"{u.where}): {_side_text(u, a, d)}; joining another (worst: {v.where}): "

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from verifydp.accounting.pps import pps_fixed_rate
 from verifydp.audit.spec import AuditSpec
 from verifydp.designs import eta_bracket
 from verifydp.population import Relation
@@ -39,8 +40,7 @@ def max_inclusion(spec: AuditSpec) -> Fraction | None:
     if kind == "cluster-srs":
         return Fraction(p["ell"], len(spec.clusters))
     if kind == "poisson-pps":
-        total = sum(m * c for m, c in spec.size_classes)
-        return min(Fraction(1), p["expected_size"] * spec.size_classes[-1][0] / total)
+        return pps_fixed_rate(p, spec.size_classes)
     if kind in ("systematic-fixed", "systematic-random"):
         return min(Fraction(1), Fraction(-(-n // p["interval"]), n))
     if kind == "srswr":

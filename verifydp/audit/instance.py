@@ -474,12 +474,19 @@ def full_size_plan(spec: AuditSpec) -> FullSize:
     kind, p, n, protect = spec.kind, spec.params, spec.size, spec.protect
     base = spec.base.relation
     try:
-        if kind == "poisson":
+        if kind == "poisson" or (kind == "poisson-pps" and spec.size_measures == "fixed"):
+            # PPS with the measures fixed under substitution: independent inclusions at fixed
+            # rates, the largest of which dominates (proofs/deployment_pairs.md#pps)
+            pps = kind == "poisson-pps"
+            label = "Poisson PPS, measures fixed" if pps else "Poisson"
             if base is not Relation.ADD_REMOVE:
-                return FullSize((), "", "Poisson under a replace base mechanism: the sample "
+                return FullSize((), "", f"{label} under a replace base mechanism: the sample "
                                 f"size is visible (N + 1 = {n + 1} size layers); not reduced")
-            return FullSize(tuple(fs.poisson_add_remove(p["q"], protect)),
-                            "Poisson: N does not matter (fact 8, independent part)")
+            q = pps_fixed_rate(p, spec.size_classes) if pps else p["q"]
+            note = (f"{label}: independent inclusions at fixed rates, the record's at most {q} "
+                    f"(the largest dominates); N does not matter" if pps else
+                    "Poisson: N does not matter (fact 8, independent part)")
+            return FullSize(tuple(fs.poisson_add_remove(q, protect)), note)
         if kind in ("srswor", "random-size", "proportional", "systematic-random"):
             if kind == "srswor":
                 def size_of(_k: int) -> FiniteDist[int]:
@@ -526,14 +533,6 @@ def full_size_plan(spec: AuditSpec) -> FullSize:
             return _neyman_plan(spec)
     except fs.OutOfReach as exc:
         return FullSize((), "", str(exc))
-    if kind == "poisson-pps" and spec.size_measures == "fixed":
-        q = pps_fixed_rate(p, spec.size_classes)
-        if base is not Relation.ADD_REMOVE:
-            return FullSize((), "", "Poisson PPS under a replace base mechanism: the sample "
-                                    "size is visible; not reduced")
-        return FullSize(tuple(fs.poisson_add_remove(q, protect)),
-                        f"Poisson PPS, measures fixed: independent inclusions at fixed rates, "
-                        f"the record's at most {q} (the largest dominates); N does not matter")
     if kind in ("poisson-pps", "successive-pps") and spec.size_classes:
         points = math.prod(c + 1 for _, c in spec.size_classes)
         where = (f"beyond the limit {fs.MAX_ORBIT_POINTS}" if points > fs.MAX_ORBIT_POINTS
