@@ -50,7 +50,6 @@ from verifydp.accounting import (
     FinitePair,
     Grid,
     Pair,
-    Revealed,
     composed,
     invert_delta,
 )
@@ -113,14 +112,9 @@ def _plain(d: Dominating, steps: int, grid: Grid) -> DeltaFn:
         tests.append(mixture_count_test(r.kernel, tuple((w, t / r.noise) for w, t in r.comps),
                                         steps, f"others at −C, the record at +C, {r.where}"
                                         ).delta)
-        # the bucket test scored by the dominating pair's loss (its heaviest branch)
-        score = d.pair if isinstance(d.pair, Pair) else (
-            max(d.pair.branches, key=lambda b: b[0])[1] if isinstance(d.pair, Revealed)
-            else None)
-        if isinstance(score, Pair):
-            real = Pair(r.comps, ((Fraction(1), Fraction(0)),), r.noise, r.kernel,
-                        "realised (loss not monotone: a test only)")
-            tests.append(realised_lower(real, score, steps, grid))
+        real = Pair(r.comps, ((Fraction(1), Fraction(0)),), r.noise, r.kernel,
+                    "realised (loss not monotone: a test only)")
+        tests.append(realised_lower(real, steps, grid))
 
     def delta(eps: Fraction) -> Bracket:
         b = c.delta(eps)
