@@ -273,11 +273,19 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
         out = []
         for form, b in stages:
             inner = make(form, bernoulli(b), Fraction(0), "")
-            # lower bound: all records at −C but the record (+C), so drawing its cluster
-            # shows nothing: the unrevealed pair, realisable. Sharper, when every cluster has
-            # more than m records: cluster-mates at −C and other clusters at +C move the
-            # output by −m·d when the cluster is drawn (`separation`, audit.deployment)
-            low = make(form, bernoulli(a * b), Fraction(0), "").pair
+            # lower bound, the unrevealed pair at rate a·b: realised by every other record
+            # at 0 and the record at +C (±C in place), whatever the cluster sizes; a
+            # displacement needs the others at −C, so every drawn cluster must bring the same
+            # number of records (each has at least m, or every cluster is drawn); otherwise
+            # the record displaces a 0: the added (swapped) pair. Sharper, when every
+            # cluster has more than m records: cluster-mates at −C and other clusters at +C
+            # move the output by −m·d when the cluster is drawn (`separation`,
+            # audit.deployment)
+            low_form = form
+            if form == "displaced" and params["ell"] < len(clusters) and any(
+                    c < params["m"] for c in clusters):
+                low_form = "added" if add_remove else "swapped"
+            low = make(low_form, bernoulli(a * b), Fraction(0), "").pair
             sep = Fraction(0)
             if (kind == "two-stage-cluster" and form == "displaced" and params["within"] == "srs"
                     and all(params["m"] < c for c in clusters)):
