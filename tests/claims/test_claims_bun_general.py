@@ -103,3 +103,15 @@ def test_pps_cluster_threshold_is_derived_and_the_readings_are_listed() -> None:
     assert bg.check_pps_cluster(fast(), claimed_large=4).verdict is Verdict.REFUTED
     assert bg.check_pps_cluster(Budget(), claimed_large=8).statements[0].verdict \
         is Verdict.HOLDS
+
+
+def test_systematic_fixed_order_witness_and_refutation_path() -> None:
+    """§6.3's "no amplification" is a supremum over replacements: one pair below t refutes
+    nothing (v00 → last place stays below t = 1001/1000 at N = 6, k = 3; a move to the middle
+    reaches it). With classes of one record (N = k = 4: an SRS of 1) every replacement stays
+    below t = 2, all 40 directed pairs enumerated, at Theorem 2.2's 1 + (1/4)(t² − 1) = 7/4."""
+    t = Fraction(1001, 1000)
+    best, where, tops, _ = bg._fixed_order_worst(bg.distinct_population(6), 3, t)
+    assert best is not None and best >= t and tops is None and "gap 4" in where
+    best, _, tops, lp = bg._fixed_order_worst(bg.distinct_population(4), 4, Fraction(2))
+    assert tops is not None and len(lp) == 40 and max(tops) == best == Fraction(7, 4)

@@ -195,11 +195,12 @@ SCOPES: dict[str, Scope] = {
     "bun/sec6.3:systematic": Scope(
         "bun/sec6.3:systematic",
         q("ε-DP M", "LP over every ε-DP M (no-amplification part)", "exhaustive"),
-        q("neighbouring populations", "add-remove, x at each position", "grid"),
+        q("neighbouring populations", "replacement: any record moved to any gap of the "
+          "order, both orders (a witness, or every pair before a refutation)", "exhaustive"),
         q("every N", "N ∈ {4, 6, 8, 9}", "grid"),
         q("systematic sampling with interval k", "k ∈ {2, 3, 4}; random and fixed order",
           "grid"),
-        (eps_grid("ε > 0", "t = 2"),),
+        (eps_grid("ε > 0", "t ∈ {1001/1000, 2}"),),
     ),
     "bun/thm5.3": Scope(
         "bun/thm5.3",
