@@ -320,7 +320,7 @@ BAD_DEPLOY = [
            _with("protect", {"relation": "replace"}, _with("accountant", _DELETE, DEPLOY))),
      None),
     (_with("design", {"kind": "systematic-fixed", "interval": 10}, DEPLOY),
-     r"^design\.kind: systematic-fixed: a fixed, known order"),
+     r"^design\.kind: systematic-fixed: a known order set by the records"),
     (_with("protect", {"relation": "replace", "measures": "fixed"}, DEPLOY),
      r"^protect\.measures: applies to PPS designs only, not poisson"),
     (_with("protect", {"measures": "fixed"}, PPS_DEPLOY),

@@ -700,6 +700,55 @@ def test_cluster_lower_end_is_realised_when_cluster_sizes_differ() -> None:
         assert composed(old, 1, Grid(h=F(1, 500))).delta(e).lo > best
 
 
+def _systematic_frame(values: tuple[F, ...], k: int) -> Comps:
+    """Systematic sampling over the listed order: start s uniform on k, the positions
+    s, s + k, … (written from the positions, not from the cluster reading)."""
+    return _law([sum(values[s::k], F(0)) for s in range(k)])
+
+
+@pytest.mark.parametrize("size,k", [(4, 2), (5, 2)])
+def test_systematic_frame_order_covers_every_substitution(size: int, k: int) -> None:
+    """Systematic sampling over a frame order a changed record keeps (`[protect] order =
+    "fixed"`, read as cluster sampling of the residue classes): every substitution of one
+    value of N records (values on {−1, 0, 1}, the record at every position), both orders,
+    stays below the certified one-release δ, and the certified lower end (the separation of
+    the record's class: mates at −C, other classes at +C) lies below the largest of them."""
+    sigma, vals = F(1, 4), (F(-1), F(0), F(1))
+    obj = {"population": {"size": size}, "design": {"kind": "systematic-fixed", "interval": k},
+           "base": {"epsilon": 1}, "target": {"epsilon": 1},
+           "protect": {"relation": "replace", "order": "fixed"},
+           "mechanism": {"kind": "gaussian", "query": "sum", "clip": 1, "sigma": str(sigma)}}
+    spec = parse_design(obj)
+    assert spec.kind == "cluster-srs" and "residue classes" in spec.reading
+    for e in (F(1, 2),):
+        o = copy.deepcopy(obj)
+        o["composition"] = {"steps": 1, "epsilon": str(e), "rtol": "1/100"}
+        res = audit_deployment(parse_design(o), curves=False).result
+        best = F(0)
+        for data in itertools.product(vals, repeat=size):
+            for x in vals:
+                if x <= data[0]:
+                    continue
+                a = _systematic_frame(data, k)
+                b = _systematic_frame((x, *data[1:]), k)
+                val = max(set_delta(a, b, sigma, "gauss", e), set_delta(b, a, sigma, "gauss", e))
+                assert val <= res.hi, (data, x, e)
+                best = max(best, val)
+        assert res.lo <= best <= res.hi
+        if size == 5:  # classes of 3 and 2: 4C apart, 8 noise units: the lower end is tight
+            assert res.hi - res.lo <= res.hi / 20
+
+
+def test_frame_order_is_refused_where_it_does_not_apply() -> None:
+    base = {"population": {"size": 100}, "design": {"kind": "systematic-fixed", "interval": 5},
+            "base": {"epsilon": 1}, "target": {"epsilon": 1}}
+    with pytest.raises(ValueError, match="applies to substitution"):
+        parse_design({**base, "protect": {"relation": "add-remove", "order": "fixed"}})
+    with pytest.raises(ValueError, match="systematic-fixed only"):
+        parse_design({**base, "design": {"kind": "srswor", "m": 5},
+                      "protect": {"relation": "replace", "order": "fixed"}})
+
+
 def _cluster_his(relation: str, frame: str, sigma: str) -> dict[F, F]:
     obj = {"population": {"clusters": [2, 2]},
            "design": {"kind": "two-stage-cluster", "ell": 1, "within": "srs", "m": 1},

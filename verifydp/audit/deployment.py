@@ -178,8 +178,15 @@ def _revealed(d: Dominating, steps: int, grid: Grid, budget: Fraction) -> DeltaF
 
 
 def _shifted(pair: Pair | FinitePair) -> tuple[Fraction, Fraction] | None:
-    """(rate, shift) when `pair` is the added pair (1 − r)K(0) + rK(shift) against K(0)."""
-    if not isinstance(pair, Pair) or pair.q != ((Fraction(1), Fraction(0)),):
+    """(rate, shift) when `pair` is the added pair (1 − r)K(0) + rK(shift) against K(0), or
+    (1, |a − b|) for K(a) against K(b) (a translation of K(|a − b|) against K(0), in
+    either order: the kernels are symmetric)."""
+    if not isinstance(pair, Pair):
+        return None
+    if (len(pair.p) == len(pair.q) == 1 and pair.p[0][0] == pair.q[0][0] == 1
+            and pair.p[0][1] != pair.q[0][1]):
+        return Fraction(1), abs(pair.p[0][1] - pair.q[0][1])
+    if pair.q != ((Fraction(1), Fraction(0)),):
         return None
     far = [(w, c) for w, c in pair.p if c != 0]
     if len(far) != 1 or far[0][1] <= 0:
@@ -507,7 +514,9 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
     target = _target(spec, quantity, at, result)
     acct = _accountant(spec, quantity, at, result) if spec.accountant is not None else None
     pairs, note = tuple(d.why for d in cands), ""
-    if spec.kind in ("cluster-srs", "two-stage-cluster") and spec.cluster_frame == "fixed":
+    if spec.reading:
+        note = spec.reading
+    elif spec.kind in ("cluster-srs", "two-stage-cluster") and spec.cluster_frame == "fixed":
         note = ("cluster frame stated fixed in the file ([protect] clusters = \"fixed\"): "
                 "neighbours that form, dissolve or change a record's cluster are not covered")
     if shuffle:

@@ -441,6 +441,8 @@ class Report:
         colour = {"degrades": "red", "amplifies": "green", "neither": "yellow"}
         con.print(f"[bold]{s.name}[/]  ({s.kind}, N = {s.size}; base {s.base.describe()}; "
                   f"protect {s.protect.value}; target {s.target.describe()})")
+        if s.reading:
+            con.print(f"read as: {s.reading}", markup=False, highlight=False)
         con.print(f"[{colour.get(v.effect, 'white')}]{self.headline()}[/]")
         con.print(f"target on the scaled instance: [bold]{v.target_instance}[/]; at full size "
                   f"by the catalogued theorems: [bold]{v.target_full}[/]")

@@ -30,6 +30,7 @@ from verifydp.audit.spec import (
     QUERIES,
     ROUNDINGS,
     SIZE_MEASURES,
+    SYSTEMATIC_ORDERS,
 )
 
 NUMBER = {"oneOf": [{"type": "number"}, {"type": "string", "pattern": r"^\s*-?[0-9./eE+-]+\s*$"}],
@@ -167,7 +168,13 @@ def schema() -> dict[str, Any]:
                             "enum": list(SIZE_MEASURES),
                             "description": "PPS designs under substitution: 'fixed' states "
                                            "that size measures are frame data, kept by a "
-                                           "changed record; default 'own'"}}},
+                                           "changed record; default 'own'"},
+                            "order": {
+                            "enum": list(SYSTEMATIC_ORDERS),
+                            "description": "systematic-fixed under substitution: 'fixed' "
+                                           "states that the list order is frame data, kept "
+                                           "by a changed record (read as cluster sampling of "
+                                           "the residue classes); default 'values'"}}},
             "target": _guarantee("the protected relation"),
             "audit": {"type": "object", "additionalProperties": False, "properties": {
                 "instance_size": _int(4, 200),

@@ -102,15 +102,17 @@ ACCOUNTANTS = ("dp-accounting-pld", "dp-accounting-rdp", "opacus-rdp", "opacus-p
 ASSUMED_SAMPLERS = ("poisson", "fixed-size", "shuffle")
 CLUSTER_FRAMES = ("open", "fixed")
 SIZE_MEASURES = ("own", "fixed")
+SYSTEMATIC_ORDERS = ("values", "fixed")
 MAX_STEPS = 10**6
 # designs whose per-step dominating pair is derived (verifydp.accounting.dominating)
 NOT_DEPLOYABLE = {  # why a design has no per-release dominating pair (docs/design-files.md)
     "stratified-neyman": "the allocation follows the records' values (each stratum's spread), "
                          "so one record can move every stratum's sample size; no pair is "
                          "derived",
-    "systematic-fixed": "a fixed, known order: a record added or changed moves the residue "
-                        "class of the records after it (no amplification, Bun et al. §6.3); "
-                        "no pair is derived",
+    "systematic-fixed": "a known order set by the records: a record added or changed moves "
+                        "the residue class of the records after it (no amplification, Bun "
+                        "et al. §6.3); no pair is derived (a frame order that a changed "
+                        "record keeps: state [protect] order = \"fixed\")",
     "successive-pps": "draw probabilities follow the remaining size measures; no pair is "
                       "derived yet",
     "cluster-pps": "cluster draw probabilities follow the cluster sizes, which a record "
@@ -234,6 +236,9 @@ class AuditSpec:
     # changed record may change it (and the total); "fixed" — the file states that measures
     # are frame data (a register's size band), kept by a changed record
     size_measures: str = "own"
+    # a design file read as an equivalent design (systematic sampling over a frame order
+    # stated fixed is cluster sampling of its residue classes): the reading, in words
+    reading: str = ""
 
     def to_json(self) -> dict[str, Any]:
         def js(v: Any) -> Any:
@@ -252,7 +257,8 @@ class AuditSpec:
                 "largest_cluster": max(self.clusters, default=None),
                 "size_classes": [[str(m), c] for m, c in self.size_classes] or None,
             },
-            "design": {"kind": self.kind, **js(dict(self.params))},
+            "design": {"kind": self.kind, **js(dict(self.params)),
+                       **({"read_as": self.reading} if self.reading else {})},
             "base": {"epsilon": str(self.base.epsilon), "delta": str(self.base.delta),
                      "relation": self.base.relation.value},
             "protect": self.protect.value,
@@ -842,7 +848,7 @@ def parse_design(obj: object) -> AuditSpec:
     kind, params, design = _design(t["design"], size, strata, clusters, classes)
     base = _guarantee("base", t["base"], None)
     prot = _table("protect", t.get("protect", {}))
-    _keys("protect", prot, ("relation", "clusters", "measures"))
+    _keys("protect", prot, ("relation", "clusters", "measures", "order"))
     protect = _relation("protect.relation", prot.get("relation", base.relation.value))
     frame = _choice("protect.clusters", prot.get("clusters", "open"), CLUSTER_FRAMES)
     if "clusters" in prot and kind not in ("cluster-srs", "two-stage-cluster"):
@@ -853,6 +859,16 @@ def parse_design(obj: object) -> AuditSpec:
     if measures == "fixed" and protect is Relation.ADD_REMOVE:
         raise _fail("protect.measures", "\"fixed\" applies to substitution (an added or "
                                         "removed record brings or takes its own measure)")
+    order = _choice("protect.order", prot.get("order", "values"), SYSTEMATIC_ORDERS)
+    if "order" in prot and kind != "systematic-fixed":
+        raise _fail("protect.order", f"applies to systematic-fixed only, not {kind}")
+    reading = ""
+    if order == "fixed":
+        if protect is Relation.ADD_REMOVE:
+            raise _fail("protect.order", "\"fixed\" applies to substitution (an added or "
+                                         "removed record shifts every position after it)")
+        kind, params, design, clusters, reading = _frame_order(params["interval"], size)
+        frame = "fixed"
     target = _guarantee("target", t["target"], protect)
     if base.delta == 0 and target.delta > 0:
         pass  # a pure base may be compared with an approximate target: fine
@@ -876,7 +892,24 @@ def parse_design(obj: object) -> AuditSpec:
     acct = (_accountant(t["accountant"], kind, params, size, mech, comp)  # type: ignore[arg-type]
             if "accountant" in t else None)
     return AuditSpec(name, desc, size, strata, clusters, classes, kind, params, base,
-                     protect, target, inst, grid, design, mech, comp, acct, frame, measures)
+                     protect, target, inst, grid, design, mech, comp, acct, frame, measures,
+                     reading)
+
+
+def _frame_order(interval: int, size: int
+                 ) -> tuple[str, dict[str, Any], Design, tuple[int, ...], str]:
+    """Systematic sampling over a frame order that a changed record keeps (`[protect] order
+    = "fixed"`): the start picks one of the interval's residue classes uniformly, so the
+    design is cluster sampling of one of k fixed clusters, N mod k of ⌈N/k⌉ records and the
+    rest of ⌊N/k⌋ (Bun et al. §6.3; the exact laws agree, bun/sec6.3:systematic)."""
+    k = interval
+    sizes = tuple(size // k + (1 if j < size % k else 0) for j in range(k))
+    params = {"ell": 1}
+    each = (f"{sizes[0]}" if min(sizes) == max(sizes) else f"{min(sizes)}–{max(sizes)}")
+    reading = (f"systematic sampling (interval {k}) over a frame order stated fixed "
+               f"([protect] order = \"fixed\") is cluster sampling of one of its {k} residue "
+               f"classes ({each} records each), the classes fixed")
+    return "cluster-srs", params, build_design("cluster-srs", params), sizes, reading
 
 
 def load_design(path: Path | str) -> AuditSpec:
