@@ -290,13 +290,17 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
             if (kind == "two-stage-cluster" and form == "displaced" and params["within"] == "srs"
                     and all(params["m"] < c for c in clusters)):
                 sep = params["m"] * diameter
-            elif kind == "cluster-srs" and params["ell"] == 1 and len(clusters) > 1:
-                # one whole cluster drawn: the record in a largest cluster, its mates at −C
-                # (a count: 0), every other cluster at +C (1), each of at least s_min
-                # records; the drawn cluster, the record at 0, sits (s_min + s_max − 1)·C
-                # below every other (a count: s_min below, the record absent or 0)
-                lo, hi = min(clusters), max(clusters)
-                sep = lo * diameter if count else (lo + hi - 1) * diameter / 2
+            elif kind == "cluster-srs" and len(clusters) > params["ell"] and (
+                    params["ell"] == 1 or min(clusters) == max(clusters)):
+                # whole clusters drawn: the record in a largest cluster (s_max), its mates at
+                # −C (a count: 0), every other cluster at +C (1); with one cluster drawn, or
+                # clusters of one size, the other drawn clusters' sum is the same in every
+                # draw, so the record's cluster drawn shows as a drop of at least
+                # (ℓ·s_min − (ℓ − 1)·s_max + s_max − 1)·C, the record at 0 (a count:
+                # ℓ·s_min − (ℓ − 1)·s_max, the record absent or 0)
+                ell, lo, hi = params["ell"], min(clusters), max(clusters)
+                gap = ell * lo - (ell - 1) * hi
+                sep = gap * diameter if count else (gap + hi - 1) * diameter / 2
             out.append(Dominating(inner.pair, form, inner.law, Fraction(0),
                                   f"{kind}: the record's cluster is drawn w.p. {a} (and may "
                                   f"show), then the record w.p. {b} ({form})", a, low, sep))
