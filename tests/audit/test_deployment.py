@@ -20,6 +20,7 @@ import pytest
 from verifydp.accounting import Grid, composed, dominating_pairs, law_pair
 from verifydp.accounting.forms import bernoulli
 from verifydp.audit.deployment import audit_deployment, number_json
+from verifydp.audit.flags import red_flags
 from verifydp.audit.spec import load_design, parse_design, tomllib
 from verifydp.exact.arb import ball, rational
 
@@ -721,6 +722,7 @@ def test_systematic_frame_order_covers_every_substitution(size: int, k: int) -> 
            "mechanism": {"kind": "gaussian", "query": "sum", "clip": 1, "sigma": str(sigma)}}
     spec = parse_design(obj)
     assert spec.kind == "cluster-srs" and "residue classes" in spec.reading
+    assert "known-order-systematic" in {f.code for f in red_flags(spec)}
     for e in (F(1, 2),):
         o = copy.deepcopy(obj)
         o["composition"] = {"steps": 1, "epsilon": str(e), "rtol": "1/100"}

@@ -84,11 +84,18 @@ def red_flags(spec: AuditSpec, copies_at_least_two: Fraction | None = None) -> l
     if spec.clusters and kind in ("cluster-srs", "cluster-pps", "two-stage-cluster"):
         big = spec.clusters[0]
         if big >= LARGE_CLUSTER or sum(spec.clusters[:2]) * spec.base.epsilon >= 3:
+            what = ("adding a record to" if spec.protect is Relation.ADD_REMOVE else
+                    "changing a record of")
             out.append(Flag("large-clusters", "large clusters",
                             f"the largest cluster has {big} records: whole clusters are kept, "
-                            "so adding a record to a large cluster changes a large, detectable "
+                            f"so {what} a large cluster changes a large, detectable "
                             "block of the sample; Theorems 5.1/5.2 give ε' → ε as "
                             "(n_i + n_max)·ε grows (bun/thm5.1, bun/sec6.2:pps-cluster)"))
+    if spec.reading.startswith("systematic"):  # a frame order: the classes are clusters
+        out.append(Flag("known-order-systematic", "known-order systematic sampling",
+                        "with a fixed, public list order the sample is one of `interval` "
+                        "residue classes, i.e. cluster sampling of whole classes: which class "
+                        "was drawn may show in every release (bun/sec6.3:systematic)"))
     if kind == "systematic-fixed":
         out.append(Flag("known-order-systematic", "known-order systematic sampling",
                         "with a fixed, public order the sample is one of `interval` residue "
