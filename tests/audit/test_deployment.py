@@ -666,42 +666,6 @@ def test_revealed_cluster_bound_covers_every_dataset_pair() -> None:
                         assert set_delta(a, b, sigma, "gauss", e) <= his[e], (mates, other, x)
 
 
-def _two_stage_m(clusters: tuple[tuple[F, ...], ...], m: int) -> Comps:
-    """One of the clusters uniformly, then an SRS of min(m, its size) of its records."""
-    subs = [list(itertools.combinations(c, min(m, len(c)))) for c in clusters]
-    lcm = math.lcm(*(len(s) for s in subs))
-    return _law([sum(x, F(0)) for s in subs for x in s for _ in range(lcm // len(s))])
-
-
-def test_cluster_lower_end_is_realised_when_cluster_sizes_differ() -> None:
-    """Clusters of 3 and 1, one drawn, then an SRS of 2 (add/remove): the smaller cluster
-    brings one record, so no dataset puts a displacement's 2C shift on a common centre.
-    The certified lower end of one release stays below the largest δ of the dataset pairs
-    (values in {−1, 0, 1}, the record in either cluster, both orientations), which the
-    displaced pair at the same rate (the old lower end) exceeds."""
-    vals, sigma = (F(-1), F(0), F(1)), F(1, 2)
-    obj = {"population": {"clusters": [3, 1]},
-           "design": {"kind": "two-stage-cluster", "ell": 1, "within": "srs", "m": 2},
-           "base": {"epsilon": 1}, "target": {"epsilon": 1},
-           "protect": {"relation": "add-remove", "clusters": "fixed"},
-           "mechanism": {"kind": "gaussian", "query": "sum", "clip": 1, "sigma": str(sigma)}}
-    pairs = []
-    for n_mates, n_other in ((2, 1), (3, 1), (1, 3)):  # the larger dataset's clusters
-        for mates in itertools.product(vals, repeat=n_mates):
-            for other in itertools.combinations_with_replacement(vals, n_other):
-                small = _two_stage_m((mates, other), 2)
-                pairs += [(_two_stage_m((mates + (x,), other), 2), small) for x in vals]
-    old = law_pair(bernoulli(F(1, 3)), F(2), sigma, "gauss", "displaced")
-    for e in (F(1, 2), F(1)):
-        o = copy.deepcopy(obj)
-        o["composition"] = {"steps": 1, "epsilon": str(e), "rtol": "1/2"}
-        lo = audit_deployment(parse_design(o), curves=False).result.lo
-        best = max(max(set_delta(a, b, sigma, "gauss", e), set_delta(b, a, sigma, "gauss", e))
-                   for a, b in pairs)
-        assert lo <= best
-        assert composed(old, 1, Grid(h=F(1, 500))).delta(e).lo > best
-
-
 def _systematic_frame(values: tuple[F, ...], k: int) -> Comps:
     """Systematic sampling over the listed order: start s uniform on k, the positions
     s, s + k, … (written from the positions, not from the cluster reading)."""
