@@ -91,16 +91,13 @@ def red_flags(spec: AuditSpec, copies_at_least_two: Fraction | None = None) -> l
                             f"so {what} a large cluster changes a large, detectable "
                             "block of the sample; Theorems 5.1/5.2 give ε' → ε as "
                             "(n_i + n_max)·ε grows (bun/thm5.1, bun/sec6.2:pps-cluster)"))
-    if spec.reading.startswith("systematic"):  # a frame order: the classes are clusters
-        out.append(Flag("known-order-systematic", "known-order systematic sampling",
-                        "with a fixed, public list order the sample is one of `interval` "
-                        "residue classes, i.e. cluster sampling of whole classes: which class "
-                        "was drawn may show in every release (bun/sec6.3:systematic)"))
-    if kind == "systematic-fixed":
+    frame_order = spec.reading.startswith("systematic")  # read as clusters of its classes
+    if kind == "systematic-fixed" or frame_order:
+        how = (": which class was drawn may show in every release" if frame_order else
+               ", and a record added early shifts every later position: no amplification")
         out.append(Flag("known-order-systematic", "known-order systematic sampling",
                         "with a fixed, public order the sample is one of `interval` residue "
-                        "classes, i.e. cluster sampling of whole classes, and a record added "
-                        "early shifts every later position: no amplification "
+                        f"classes, i.e. cluster sampling of whole classes{how} "
                         "(bun/sec6.3:systematic)"))
     if kind == "srswr" or kind.startswith("must-"):
         extra = (f" (Pr[K ≥ 2] = {float(copies_at_least_two):.3g})"
