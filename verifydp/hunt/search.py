@@ -14,11 +14,13 @@ import ctypes
 import dataclasses
 import math
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from random import Random
+from types import SimpleNamespace
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, find, settings, target
@@ -60,9 +62,12 @@ def _hard_stop(stop: list[float]) -> Iterator[None]:
     `refuted` checks the time on every evaluation, but hypothesis's target phase can spend
     minutes on draws that never reach it (overruns, cache replays), so a timer enforces the
     slice; it re-arms itself while stop[0] moves (the shrinking allowance).  An exception
-    raised while a finaliser or gc callback runs is printed and dropped by Python, so both
-    are raised again on every tick until the search has left, and a Ctrl-C that was dropped
-    anyway is re-raised on the way out."""
+    raised while a finaliser or gc callback runs is dropped by Python, so both are raised
+    again on every tick until the search has left, and a Ctrl-C that was dropped anyway is
+    re-raised on the way out. Python hands such a dropped exception to sys.unraisablehook;
+    while the timer runs, a hook of our own drops ours at once and keeps any other for the
+    previous hook after the timer is off: the previous one (pytest's) formats tracebacks,
+    which a tick could interrupt, and pytest then failed the test."""
     if threading.current_thread() is not threading.main_thread():
         with _thread_stop(stop):
             yield
@@ -84,6 +89,18 @@ def _hard_stop(stop: list[float]) -> Iterator[None]:
         if left <= 0:
             raise _TimeUp
 
+    held: list[SimpleNamespace] = []
+
+    def on_unraisable(u: Any) -> None:
+        if isinstance(u.exc_value, (_TimeUp, KeyboardInterrupt)):
+            return  # raised again on the next tick (or on the way out)
+        # not the object being finalised: holding it would resurrect it
+        held.append(SimpleNamespace(exc_type=u.exc_type, exc_value=u.exc_value,
+                                    exc_traceback=u.exc_traceback, err_msg=u.err_msg,
+                                    object=None))
+
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = on_unraisable
     old_alarm = signal.signal(signal.SIGALRM, on_alarm)
     old_int = signal.signal(signal.SIGINT, on_int)
     signal.setitimer(signal.ITIMER_REAL, min(max(stop[0] - time.monotonic(), 0), _TICK) + 0.01)
@@ -93,6 +110,9 @@ def _hard_stop(stop: list[float]) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old_alarm)
         signal.signal(signal.SIGINT, old_int)
+        sys.unraisablehook = old_hook
+        for u in held:
+            old_hook(u)
     if interrupted[0]:
         raise KeyboardInterrupt
 
