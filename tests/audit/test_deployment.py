@@ -672,13 +672,14 @@ def _systematic_frame(values: tuple[F, ...], k: int) -> Comps:
     return _law([sum(values[s::k], F(0)) for s in range(k)])
 
 
-@pytest.mark.parametrize("size,k", [(4, 2), (5, 2)])
+@pytest.mark.parametrize("size,k", [(5, 2)])
 def test_systematic_frame_order_covers_every_substitution(size: int, k: int) -> None:
     """Systematic sampling over a frame order a changed record keeps (`[protect] order =
     "fixed"`, read as cluster sampling of the residue classes): every substitution of one
     value of N records (values on {−1, 0, 1}, the record at every position), both orders,
     stays below the certified one-release δ, and the certified lower end (the separation of
-    the record's class: mates at −C, other classes at +C) lies below the largest of them."""
+    the record's class: mates at −C, other classes at +C) lies below the largest of them,
+    within 5 % of the upper end (classes of 3 and 2)."""
     sigma, vals = F(1, 4), (F(-1), F(0), F(1))
     obj = {"population": {"size": size}, "design": {"kind": "systematic-fixed", "interval": k},
            "base": {"epsilon": 1}, "target": {"epsilon": 1},
@@ -702,8 +703,8 @@ def test_systematic_frame_order_covers_every_substitution(size: int, k: int) -> 
                 assert val <= res.hi, (data, x, e)
                 best = max(best, val)
         assert res.lo <= best <= res.hi
-        if size == 5:  # classes of 3 and 2: 4C apart, 8 noise units: the lower end is tight
-            assert res.hi - res.lo <= res.hi / 20
+        # classes of 3 and 2: 4C apart, 8 noise units: the lower end is tight
+        assert res.hi - res.lo <= res.hi / 20
 
 
 def _cluster_srs(clusters: tuple[tuple[F, ...], ...], ell: int) -> Comps:

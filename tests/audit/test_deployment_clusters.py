@@ -104,7 +104,7 @@ def test_two_stage_clusters_of_three_and_one() -> None:
     assert composed(old, 1, Grid(h=F(1, 500))).delta(EPS).lo > best
 
 
-@settings(max_examples=5)
+@settings(max_examples=3)
 @given(sizes=st.lists(st.integers(1, 2), min_size=2, max_size=3).map(tuple).filter(
            lambda s: sum(s) <= 4),
        kind=st.sampled_from(["cluster-srs", "two-stage-cluster"]),
