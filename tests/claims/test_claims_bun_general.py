@@ -115,3 +115,16 @@ def test_systematic_fixed_order_witness_and_refutation_path() -> None:
     assert best is not None and best >= t and tops is None and "gap 4" in where
     best, _, tops, lp = bg._fixed_order_worst(bg.distinct_population(4), 4, Fraction(2))
     assert tops is not None and len(lp) == 40 and max(tops) == best == Fraction(7, 4)
+
+
+def test_systematic_fixed_order_unbounded_pair_is_a_witness(monkeypatch) -> None:
+    """A pair whose certified lower end is None (+∞: an event only one side reaches) is a
+    witness at any t, not a pair without one."""
+    from verifydp.worstcase.engine import Bound, WorstCase
+
+    def unbounded(*_: object) -> WorstCase:
+        return WorstCase(Bound(None, None), Bound(Fraction(1), Fraction(1)), 1, 0)
+
+    monkeypatch.setattr(bg, "worst_case_ratio", unbounded)
+    best, where, tops, lp = bg._fixed_order_worst(bg.distinct_population(4), 2, Fraction(2))
+    assert best is None and tops is None and len(lp) == 1 and where

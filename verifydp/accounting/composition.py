@@ -240,6 +240,14 @@ def _support(pair: Pair, grid: Grid) -> tuple[float, float]:
     return min(ends), max(ends)
 
 
+def _float_axis(pair: Pair, grid: Grid) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """The support [lo, hi], a fine float grid on it and the pair's float loss there: where
+    the cut rules (`_cut_points`, `_test_cuts`) look for their cuts."""
+    lo, hi = _support(pair, grid)
+    xs = np.linspace(lo, hi, 200001)
+    return lo, hi, xs, _float_loss(pair, xs)
+
+
 def _cut_points(pair: Pair, grid: Grid) -> list[float]:
     """Cut points (floats: exact dyadic rationals, and exact as arb balls), chosen in floats:
     two per lattice point ih, at losses just
@@ -247,9 +255,8 @@ def _cut_points(pair: Pair, grid: Grid) -> list[float]:
     its certified loss range inside one lattice step (the thin ones carry negligible mass).
     Any choice is sound; this one makes the bounds tight."""
     s = float(pair.scale)
-    lo, hi = _support(pair, grid)
-    xs = np.linspace(lo, hi, 200001)
-    ls = np.maximum.accumulate(_float_loss(pair, xs))  # monotone in theory; guard float noise
+    lo, hi, xs, ls = _float_axis(pair, grid)
+    ls = np.maximum.accumulate(ls)  # monotone in theory; guard float noise
     h = float(grid.h)
     lattice = np.arange(math.ceil(ls[0] / h), math.floor(ls[-1] / h) + 1) * h
     eta = h * 1e-4
@@ -724,6 +731,7 @@ class Composed:
     upper: tuple[_Vec | None, ...]      # per direction: the composed connect-the-dots vector
     _lower_vecs: dict[int, tuple[_Vec, _Vec]] = field(default_factory=dict, repr=False)
     _lower_tails: dict[int, _Tails] = field(default_factory=dict, repr=False)
+    _float_vecs: dict[int, tuple[np.ndarray, float]] = field(default_factory=dict, repr=False)
 
     def _lower(self, d: int, eps: Fraction) -> Fraction:
         """Direction d's certified lower bound from the forward direction's composed bucket
@@ -743,6 +751,29 @@ class Composed:
         if any(up is None for up in self.upper):
             raise ValueError("δ(ε) needs both directions composed")
         return _max_bracket(self.directions(Fraction(epsilon)))
+
+    def delta_upper_estimate(self, epsilon: float) -> float:
+        """`delta_upper` in floats (the vectors' midpoints): cheap, to choose among many
+        certified bounds (`accounting.chained`), never to decide."""
+        h = float(self.grid.h)
+        best = 0.0
+        for d, up in enumerate(self.upper):
+            assert up is not None
+            if d not in self._float_vecs:
+                self._float_vecs[d] = (np.array([float(x.mid()) for x in up.c]),
+                                       float(up.out.mid()))
+            masses, out = self._float_vecs[d]
+            best = max(best, _upper_float(masses, out, up.off, epsilon, h))
+        return min(best, 1.0)
+
+    def delta_upper(self, epsilon: Fraction) -> Fraction:
+        """The certified upper end of δ(ε) (both directions) without the lower end's work:
+        for bounds built from many upper ends (`accounting.chained`)."""
+        if any(up is None for up in self.upper):
+            raise ValueError("δ(ε) needs both directions composed")
+        eps = Fraction(epsilon)
+        return min(max(_upper(up, eps, self.grid.h) for up in self.upper  # type: ignore[arg-type]
+                       ), Fraction(1))
 
     def directions(self, epsilon: Fraction,
                    known: tuple[Bracket | None, ...] = (None, None)) -> tuple[Bracket, ...]:
@@ -828,6 +859,12 @@ def invert_delta(delta: Callable[[Fraction], Bracket], target: Fraction,
         mid = (a + b) / 2
         a, b = (mid, b) if delta(mid).lo > target else (a, mid)
     return Bracket(a, eps_hi)
+
+
+def _upper_float(masses: np.ndarray, out: float, off: int, eps: float, h: float) -> float:
+    s = h * (off + np.arange(len(masses)))
+    keep = s > eps
+    return out + float(np.sum(masses[keep] * -np.expm1(eps - s[keep])))
 
 
 def _upper(up: _Vec, eps: Fraction, h: Fraction) -> Fraction:
@@ -923,9 +960,7 @@ def _test_cuts(pair: Pair, grid: Grid) -> list[float]:
     float loss has varied by h/2 along the axis since the last (its total variation, so the
     cells stay within about half a lattice step of loss on both slopes). Any choice is
     sound (the cells only define a statistic); this one makes the test near optimal."""
-    lo, hi = _support(pair, grid)
-    xs = np.linspace(lo, hi, 200001)
-    ls = _float_loss(pair, xs)
+    lo, hi, xs, ls = _float_axis(pair, grid)
     ls = np.where(np.isfinite(ls), ls, 0.0)
     var = np.concatenate(([0.0], np.cumsum(np.abs(np.diff(ls)))))
     marks = np.arange(0.0, var[-1], float(grid.h) / 2)[1:]

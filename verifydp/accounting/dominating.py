@@ -60,10 +60,11 @@ from verifydp.accounting.laws import truncated_law
 from verifydp.accounting.pps import poisson_pps_pair, pps_fixed_rate, pps_rates
 from verifydp.accounting.resized import coupled, resized_pairs, size_law
 
-__all__ = ["Dominating", "Realised", "dominating_pairs", "inclusion", "law_pair", "moved_pair",
-           "rr_pairs"]
+__all__ = ["COPY_KINDS", "Dominating", "Realised", "copies_chain", "dominating_pairs",
+           "inclusion", "law_pair", "moved_pair", "rr_pairs"]
 
 KERNELS = {"gaussian": "gauss", "laplace": "laplace", "discrete-gaussian": "dgauss"}
+COPY_KINDS = ("srswr", "must-ow", "must-ww")  # designs that may draw a record twice
 
 
 def _moves(sizes: Mapping[str, int], strata: Mapping[str, int]
@@ -338,13 +339,14 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
         # inclusion alone, rate q_mean, with the record at ±C
         low = make("swapped", bernoulli(q_mean), Fraction(0), "").pair
         return (Dominating(top.pair, top.form, top.law, top.tail, top.why, lower=low),)
-    if kind in ("srswr", "must-ow", "must-ww") and not add_remove:
+    if kind in COPY_KINDS and not add_remove:
         # with two or more copies a substituted value moves every copy while the others'
         # draws move the centres apart: the displaced pair is beaten (others at −C/2, the
-        # record −C → +C, with replacement; tests/audit/test_deployment.py), and no pair
-        # covering these cases is derived yet
-        raise ValueError(f"{kind} under substitution: no dominating pair is derived for "
-                         f"designs that may draw a record twice (use add-remove)")
+        # record −C → +C, with replacement; tests/audit/test_deployment.py); no single pair
+        # is derived, the deployment audit chains two add/remove links (`copies_chain`)
+        raise ValueError(f"{kind} under substitution: no single dominating pair is derived "
+                         f"for designs that may draw a record twice (the deployment audit "
+                         f"chains two add/remove steps instead)")
     if kind in ("srswr", "must-ow", "must-wo", "must-ww"):
         law = truncated_law("wr" if kind == "srswr" else kind, size, params.get("b"),
                             params["m"])
@@ -352,6 +354,39 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
                      f"{kind}: K copies (exact law, tail {float(law.tau):.1e}), each "
                      f"displacing a record (shift {diameter} per copy)"),)
     raise ValueError(f"no dominating pair derived for design kind {kind!r}")
+
+
+def copies_chain(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
+                 query: str, magnitude: Fraction, diameter: Fraction, noise: Fraction
+                 ) -> tuple[Dominating, tuple[Pair, ...]]:
+    """A design that may draw a record twice (`COPY_KINDS`) under substitution: the
+    add/remove pair of one link of the chain D → D⁻ → D' (`accounting.chained`; the removed
+    dataset D⁻ has N − 1 records, so the pair at N is the larger dataset's), and realised
+    substitution pairs for the lower end. With every other record at c and the record moved
+    from u to u + d (values in [u, u + d]), the sum is m·c + K·(value − c): Σ Pr(K = l)
+    K(l·a) against Σ Pr(K = l) K(l·(a + d)), a = u − c ∈ [−d, 0] (a and −d − a are
+    reflections). a = 0 is the add/remove pair itself in reverse (its loss is monotone,
+    compose brackets it); it is the largest away from ε = 0, where a = −d/2 (the others at
+    the centre, the record from −C to +C) is a little larger. That one has no monotone loss
+    and is returned for a test (`composition.realised_lower`); other a lay between the two
+    on every case tried (N = 3, 100, 1000; ε ∈ {0, 1/2, 2}). A count's values are 0 and 1
+    only, and the discrete Gaussian takes no test: a = 0 alone."""
+    if kind not in COPY_KINDS:
+        raise ValueError(f"copies_chain: {kind!r} draws a record at most once")
+    (link,) = dominating_pairs(kind, params, size, mechanism, query, magnitude, diameter,
+                               noise, True)
+    total = sum(w for _, w in link.law)
+    law = tuple((k, w / total) for k, w in link.law)  # renormalised: the tail is `link.tail`
+    kernel = KERNELS[mechanism]
+    offsets = () if query == "count" or kernel == "dgauss" else (-diameter / 2,)
+
+    def mix(shift: Fraction) -> tuple[tuple[Fraction, Fraction], ...]:
+        return tuple((w, k * shift) for k, w in law)
+
+    realised = tuple(Pair(mix(a), mix(a + diameter), noise, kernel,
+                          f"{kind}: the others at the centre of the value range, every copy "
+                          f"moved by {diameter} across it") for a in offsets)
+    return link, realised
 
 
 def inclusion(kind: str, params: Mapping[str, Any], size: int,
