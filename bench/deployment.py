@@ -5,12 +5,14 @@ For each `examples/deploy_*.toml` this runs the deployment part of `verifydp aud
 certified ε at the target δ after T releases, one release, both curves, the named
 accountant) and prints the seconds, the certified bracket, its relative width and the
 accountant's flag. Exit status 1 when an example takes 60 s or more or its relative width
-is 5 % or more (issue 16's goals on 2 cores), or when the fixed-size or shuffle example's
-Poisson accountant is not flagged. The shuffle example's bracket is not a lattice's (no
+is 5 % or more (issue 16's goals on 2 cores), or when the fixed-size, shuffle or
+with-replacement example's Poisson accountant is not flagged. The shuffle example's bracket is not a lattice's (no
 amplification assumed above, Chua et al.'s max test below: its width is the gap between
 them), so its width is printed, not held to 5 %. The proportional-allocation and PPS
 examples miss 5 % today (their upper ends align shifts that a concrete dataset cannot all
-realise: proofs/deployment_pairs.md#resized, #pps); the bench reports it.
+realise: proofs/deployment_pairs.md#resized, #pps), and so does the with-replacement example
+under substitution (a chained upper end, docs/design-files.md#copies, about 100 s); the bench
+reports them.
 
     python bench/deployment.py
 """
@@ -27,6 +29,7 @@ from verifydp.audit.spec import load_design
 ROOT = Path(__file__).resolve().parents[1]
 MAX_SECONDS = 60.0
 MAX_WIDTH = 0.05
+FLAGGED = ("fixed_batch", "shuffle", "with_replacement")  # Poisson accountants that understate
 
 
 def main() -> int:
@@ -46,8 +49,8 @@ def main() -> int:
             print(f"{'':40s} {dep.note}")
         if width >= MAX_WIDTH and "shuffle" not in path.name:
             misses.append(f"{path.name}: relative width {width:.2%} ≥ {MAX_WIDTH:.0%}")
-        if ("fixed_batch" in path.name or "shuffle" in path.name) and (dep.accountant is None
-                                           or dep.accountant.understates is None):
+        flagged = dep.accountant is not None and dep.accountant.understates is not None
+        if any(k in path.name for k in FLAGGED) and not flagged:
             misses.append(f"{path.name}: the Poisson accountant was not flagged")
     for m in misses:
         print(f"MISS {m}")

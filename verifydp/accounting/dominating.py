@@ -21,7 +21,9 @@ diameter (2C, or 1), K(c) the noise kernel centred at c (docs/foundations.md#com
   substitution when K ≤ 1. Fixed-size without replacement (K ~ Bernoulli(m/N)), stratified
   fixed allocations (the worst stratum's m_h/N_h), two-stage clusters, MUST.WO; with
   replacement (Binomial(m, 1/N)) and MUST.OW/WW under add/remove only: with two or more
-  copies a substitution is not covered by this pair (the tests exhibit the dataset pair).
+  copies a substitution is not covered by this pair (the tests exhibit the dataset pair);
+  the deployment audit chains two add/remove links instead (`copies_chain`,
+  `accounting.chained`).
 
 The kernel is a parameter: ``gauss``, ``laplace`` or ``dgauss`` (the discrete Gaussian
 N_ℤ(0, σ²) of Canonne, Kamath & Steinke 2020, with integer shifts: an integer clip or a
