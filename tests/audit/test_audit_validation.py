@@ -316,8 +316,8 @@ BAD_DEPLOY = [
     (_with("composition.delta", -1e-5, DEPLOY), r"^composition\.delta: must be in \(0, 1\)"),
     (_with("composition.epsilon", 1, DEPLOY), r"^composition: give exactly one of delta"),
     (_with("accountant.name", "tf-privacy", DEPLOY), r"^accountant\.name: must be one of"),
-    (_with("design", {"kind": "srswr", "m": 10},
-           _with("protect", {"relation": "replace"}, _with("accountant", _DELETE, DEPLOY))),
+    (_with("design", {"kind": "systematic-random", "interval": 10},
+           _with("accountant", _DELETE, DEPLOY)),
      None),
     (_with("design", {"kind": "systematic-fixed", "interval": 10}, DEPLOY),
      r"^design\.kind: systematic-fixed: a known order set by the records"),
@@ -367,7 +367,7 @@ def test_deployment_parses() -> None:
     (BAD_DEPLOY[7][0], "composition.steps"), (BAD_DEPLOY[10][0], "composition.delta"),
     (BAD_DEPLOY[-1][0], "population.size"),
     # valid file, impossible deployment: found when the pair is derived, still exit 2
-    (BAD_DEPLOY[15][0], "substitution"),
+    (BAD_DEPLOY[15][0], "systematic-random under add-remove"),
 ])
 def test_cli_deployment_exit_2_one_line(obj: dict[str, Any], pattern: str,
                                         tmp_path: Path) -> None:
