@@ -59,7 +59,12 @@ from verifydp.accounting.forms import (
     moved_pair,
 )
 from verifydp.accounting.laws import truncated_law
-from verifydp.accounting.pps import poisson_pps_pair, pps_fixed_rate, pps_rates
+from verifydp.accounting.pps import (
+    poisson_pps_pair,
+    pps_fixed_rate,
+    pps_rates,
+    successive_fixed_pair,
+)
 from verifydp.accounting.resized import coupled, resized_pairs, size_law
 
 __all__ = ["COPY_KINDS", "Dominating", "Realised", "copies_chain", "dominating_pairs",
@@ -318,6 +323,12 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
                              f"derived (use add-remove, or state the measures fixed)")
         return (poisson_pps_pair(params, size_classes, magnitude, diameter, noise, kernel,
                              count),)
+    if kind == "successive-pps":
+        if add_remove or not fixed_measures:
+            raise ValueError(f"{kind}: draw probabilities follow the remaining size measures, "
+                             f"which an added or changed record moves; a pair is derived "
+                             f"under substitution with [protect] measures = \"fixed\" only")
+        return (successive_fixed_pair(params, size_classes, diameter, noise, kernel),)
     if kind in ("proportional", "stratified-proportional", "random-size"):
         return resized_pairs(kind, params, size, magnitude, diameter, noise, kernel,
                              add_remove, count, strata_sizes)

@@ -1,5 +1,6 @@
-"""Poisson PPS under add/remove: the added record thins every other inclusion (issue 16,
-proofs/deployment_pairs.md#pps)."""
+"""PPS designs in the deployment audit (issue 16, proofs/deployment_pairs.md#pps): Poisson PPS
+under add/remove (the added record thins every other inclusion); Poisson and successive PPS
+under substitution with the size measures fixed (frame data)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from verifydp.accounting.composition import AnyPair, Pair
 from verifydp.accounting.forms import Dominating, bernoulli, dyadic, law_pair, revealed
 from verifydp.exact.arb import ball, rational
 
-__all__ = ["pps_fixed_rate", "poisson_pps_pair", "pps_rates"]
+__all__ = ["pps_fixed_rate", "poisson_pps_pair", "pps_rates", "successive_fixed_pair",
+           "successive_inclusion"]
 
 
 _PPS_BITS = 40  # rates rounded up to this many bits (a larger rate dominates)
@@ -126,3 +128,47 @@ def poisson_pps_pair(params: Mapping[str, Any], classes: tuple[tuple[Fraction, i
                       f"(E|S| = {mu:.6g}); shifts aligned, revealed over |S| in "
                       f"{len(branches)} pieces (Bernstein tails), tail {float(tail):.1e}",
                       lower=lower)
+
+
+def successive_inclusion(m: int, classes: tuple[tuple[Fraction, int], ...]
+                         ) -> tuple[Fraction, Fraction]:
+    """Bounds [lo, hi] on the inclusion probability of a record of the largest measure u in
+    m successive draws without replacement, each ∝ the remaining measures (T the total):
+    given it is not yet drawn, draw k takes it with probability u/T_k, where T ≥ T_k ≥
+    T − (k − 1)·u (at most k − 1 records of measure ≤ u are gone). So it is missed with
+    probability at most (1 − u/T)^m, and taken with at most Σ_k u/(T − (k − 1)u)."""
+    if m < 0:
+        raise ValueError("successive PPS: m must be ≥ 0")
+    u = max(s for s, c in classes if c)
+    total = sum((s * c for s, c in classes), Fraction(0))
+    if m >= sum(c for _, c in classes):
+        return Fraction(1), Fraction(1)
+    lo = 1 - (1 - u / total) ** m
+    hi = Fraction(0)
+    for k in range(m):
+        left = total - k * u
+        if left <= u:
+            return lo, Fraction(1)
+        hi += u / left
+    return lo, min(hi, Fraction(1))
+
+
+def successive_fixed_pair(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...],
+                          d: Fraction, noise: Fraction, kernel: str) -> Dominating:
+    """Successive PPS under substitution with the measures fixed: the sample's law does not
+    depend on the values. Revealing the sample (common to both runs) leaves K(d) against
+    K(0) when it holds the record and nothing otherwise, so T releases are bounded by the
+    revealed mixture Σ_j Pr(Bin(T, π) = j) δ_j, π the record's inclusion — its upper bound
+    (`successive_inclusion`; the mixture grows with π). No amplification argument beyond the
+    draw is made: successive sampling is not negatively associated in general (Alexander
+    1989), so the displaced pair's coupling is not available. Lower end: the others at −C
+    and the record −C → +C (a fixed sample size): the displaced pair at the record's π,
+    here at its lower bound (the pair grows with its rate)."""
+    lo, hi = successive_inclusion(params["m"], classes)
+    within = law_pair(((1, Fraction(1)),), d, noise, kernel, "displaced",
+                      "successive PPS: the drawn record's value moves by d")
+    low = law_pair(bernoulli(lo), d, noise, kernel, "displaced", "successive PPS, hidden")
+    return Dominating(within, "displaced", ((1, Fraction(1)),), Fraction(0),
+                      f"successive PPS, measures fixed: the record of the largest measure is "
+                      f"drawn w.p. π ≤ {float(hi):.6g} (≥ {float(lo):.6g}); the draw is "
+                      f"revealed, then its value moves by {d}", hi, low)

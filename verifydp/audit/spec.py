@@ -113,15 +113,13 @@ NOT_DEPLOYABLE = {  # why a design has no per-release dominating pair (docs/desi
                         "the residue class of the records after it (no amplification, Bun "
                         "et al. §6.3); no pair is derived (a frame order that a changed "
                         "record keeps: state [protect] order = \"fixed\")",
-    "successive-pps": "draw probabilities follow the remaining size measures; no pair is "
-                      "derived yet",
     "cluster-pps": "cluster draw probabilities follow the cluster sizes, which a record "
                    "moves; no pair is derived yet",
 }
 DEPLOYMENT_KINDS = ("poisson", "poisson-pps", "srswor", "srswr", "random-size", "proportional",
                     "stratified-proportional", "stratified-fixed", "cluster-srs",
                     "two-stage-cluster", "must-ow", "must-wo", "must-ww", "shuffle",
-                    "systematic-random")
+                    "systematic-random", "successive-pps")
 
 
 class DesignFileError(ValueError):

@@ -1,0 +1,118 @@
+"""Successive PPS (draws without replacement ∝ the remaining size measures) under
+substitution with the measures fixed: the deployment audit's revealed bracket against every
+substitution of small populations (the oracle enumerates the draw sequences from the
+records' measures), the inclusion bounds against the exact inclusion, and the refusals."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction as F
+from typing import Any
+
+import pytest
+
+from tests.audit.test_deployment import Comps, set_delta
+from verifydp.accounting.pps import successive_inclusion
+from verifydp.audit.deployment import audit_deployment
+from verifydp.audit.spec import DesignFileError, parse_design
+
+EPS = (F(0), F(1, 2), F(2))
+
+
+def _draws(measures: tuple[int, ...], m: int) -> list[tuple[F, frozenset[int]]]:
+    """(probability, sample) of every sequence of m successive draws."""
+    out: list[tuple[F, frozenset[int]]] = []
+
+    def go(prob: F, taken: tuple[int, ...]) -> None:
+        if len(taken) == m:
+            out.append((prob, frozenset(taken)))
+            return
+        left = sum(s for j, s in enumerate(measures) if j not in taken)
+        for j, s in enumerate(measures):
+            if j not in taken:
+                go(prob * F(s, left), (*taken, j))
+    go(F(1), ())
+    return out
+
+
+def _sums(draws: list[tuple[F, frozenset[int]]], values: tuple[F, ...]) -> Comps:
+    law: dict[F, F] = {}
+    for p, sample in draws:
+        s = sum((values[j] for j in sample), F(0))
+        law[s] = law.get(s, F(0)) + p
+    return sorted((w, c) for c, w in law.items())
+
+
+def _file(measures: tuple[int, ...], m: int, steps: int, eps: F, relation: str = "replace",
+          fixed: bool = True) -> dict[str, Any]:
+    counts: dict[int, int] = {}
+    for s in measures:
+        counts[s] = counts.get(s, 0) + 1
+    protect: dict[str, Any] = {"relation": relation}
+    if fixed:
+        protect["measures"] = "fixed"
+    return {"name": "successive", "population": {"size_classes": [
+                {"measure": s, "count": c} for s, c in sorted(counts.items())]},
+            "design": {"kind": "successive-pps", "m": m}, "base": {"epsilon": 1},
+            "protect": protect, "target": {"epsilon": 1},
+            "mechanism": {"kind": "gaussian", "query": "sum", "clip": 1, "sigma": 1},
+            "composition": {"steps": steps, "epsilon": str(eps), "rtol": "1/2"}}
+
+
+@pytest.mark.parametrize("measures,m", [((1, 1, 2, 3), 2), ((1, 2, 4), 1), ((1, 1, 1, 5), 3)])
+def test_inclusion_bounds_contain_the_exact_inclusion(measures: tuple[int, ...], m: int
+                                                      ) -> None:
+    big = max(range(len(measures)), key=lambda j: measures[j])
+    exact = sum((p for p, s in _draws(measures, m) if big in s), F(0))
+    counts = tuple((F(s), measures.count(s)) for s in sorted(set(measures)))
+    lo, hi = successive_inclusion(m, counts)
+    assert lo <= exact <= hi
+
+
+@pytest.mark.parametrize("measures,m", [((1, 1, 2, 3), 2), ((1, 2, 4), 1)])
+def test_bracket_covers_every_substitution(measures: tuple[int, ...], m: int) -> None:
+    """One release, σ = C = 1: every record (any measure), others on {−1, 0, 1}, the record
+    moved between two values of {−1, 0, 1}, both orientations — no set-test δ above the
+    certified upper end; the lower end (others at −1, the largest record −1 → 1) at most the
+    best found."""
+    draws = _draws(measures, m)
+    brackets = {e: audit_deployment(parse_design(_file(measures, m, 1, e)), curves=False).result
+                for e in EPS}
+    best = dict.fromkeys(EPS, F(0))
+    grid = (F(-1), F(0), F(1))
+    for i in range(len(measures)):
+        for others in itertools.product(grid, repeat=len(measures) - 1):
+            for x, x2 in ((F(-1), F(1)), (F(-1), F(0)), (F(0), F(1))):
+                v1 = (*others[:i], x, *others[i:])
+                v2 = (*others[:i], x2, *others[i:])
+                a, b = _sums(draws, v1), _sums(draws, v2)
+                for e in EPS:
+                    for p, q in ((a, b), (b, a)):
+                        val = set_delta(p, q, F(1), "gauss", e)
+                        assert val <= brackets[e].hi, (i, v1, v2, e)
+                        best[e] = max(best[e], val)
+    for e in EPS:
+        assert brackets[e].lo <= best[e] * F(1001, 1000) + F(1, 10**6), e
+
+
+def test_refused_without_fixed_measures_or_under_add_remove() -> None:
+    for obj in (_file((1, 2, 3), 1, 1, F(1), fixed=False),):
+        with pytest.raises(DesignFileError, match="measures"):
+            audit_deployment(parse_design(obj), curves=False)
+    with pytest.raises(DesignFileError, match="substitution"):
+        parse_design(_file((1, 2, 3), 1, 1, F(1), relation="add-remove"))
+
+
+def test_mutant_revealing_at_the_lower_inclusion_is_caught(monkeypatch) -> None:
+    """Mutant: the revealed bound at the inclusion's lower bound (33/49 for measures 1, 1, 2,
+    3 and m = 2; exact 0.743): the others at −1 and the largest record −1 → 1 exceed it at
+    ε = 0 (total variation)."""
+    from verifydp.accounting import pps
+
+    real = pps.successive_inclusion
+    monkeypatch.setattr(pps, "successive_inclusion", lambda m, c: (real(m, c)[0],) * 2)
+    measures, m = (1, 1, 2, 3), 2
+    hi = audit_deployment(parse_design(_file(measures, m, 1, F(0))), curves=False).result.hi
+    v1, v2 = (F(-1), F(-1), F(-1), F(-1)), (F(-1), F(-1), F(-1), F(1))
+    draws = _draws(measures, m)
+    assert set_delta(_sums(draws, v2), _sums(draws, v1), F(1), "gauss", F(0)) > hi
