@@ -116,3 +116,44 @@ def test_mutant_revealing_at_the_lower_inclusion_is_caught(monkeypatch) -> None:
     v1, v2 = (F(-1), F(-1), F(-1), F(-1)), (F(-1), F(-1), F(-1), F(1))
     draws = _draws(measures, m)
     assert set_delta(_sums(draws, v2), _sums(draws, v1), F(1), "gauss", F(0)) > hi
+
+
+def _cluster_file(sizes: tuple[int, ...], ell: int, eps: F, frame: str = "fixed"
+                  ) -> dict[str, Any]:
+    obj = _file((1,), 1, 1, eps)
+    obj["population"] = {"clusters": list(sizes)}
+    obj["design"] = {"kind": "cluster-pps", "ell": ell}
+    obj["protect"] = {"relation": "replace", "clusters": frame}
+    return obj
+
+
+@pytest.mark.parametrize("sizes,ell", [((1, 2), 1), ((1, 1, 2), 2)])
+def test_cluster_bracket_covers_every_substitution(sizes: tuple[int, ...], ell: int) -> None:
+    """PPS cluster draws (ℓ successive draws ∝ cluster size, every record of a drawn cluster
+    in), the cluster frame stated fixed, one release, σ = C = 1: every record, others on
+    {−1, 0, 1}, both orientations, below the upper end; the lower end (others at 0, the
+    record of a largest cluster −1 → 1) at most the best found."""
+    owner = [j for j, s in enumerate(sizes) for _ in range(s)]
+    draws = [(p, frozenset(r for r, c in enumerate(owner) if c in picked))
+             for p, picked in _draws(sizes, ell)]
+    brackets = {e: audit_deployment(parse_design(_cluster_file(sizes, ell, e)),
+                                    curves=False).result for e in EPS}
+    best = dict.fromkeys(EPS, F(0))
+    grid = (F(-1), F(0), F(1))
+    for i in range(len(owner)):
+        for others in itertools.product(grid, repeat=len(owner) - 1):
+            for x, x2 in ((F(-1), F(1)), (F(-1), F(0)), (F(0), F(1))):
+                a = _sums(draws, (*others[:i], x, *others[i:]))
+                b = _sums(draws, (*others[:i], x2, *others[i:]))
+                for e in EPS:
+                    for p, q in ((a, b), (b, a)):
+                        val = set_delta(p, q, F(1), "gauss", e)
+                        assert val <= brackets[e].hi, (i, others, x, x2, e)
+                        best[e] = max(best[e], val)
+    for e in EPS:
+        assert brackets[e].lo <= best[e] * F(1001, 1000) + F(1, 10**6), e
+
+
+def test_cluster_pps_refused_with_an_open_frame() -> None:
+    with pytest.raises(DesignFileError, match="clusters"):
+        audit_deployment(parse_design(_cluster_file((1, 2), 1, F(1), "open")), curves=False)

@@ -64,6 +64,7 @@ from verifydp.accounting.pps import (
     pps_fixed_rate,
     pps_rates,
     successive_fixed_pair,
+    successive_inclusion,
 )
 from verifydp.accounting.resized import coupled, resized_pairs, size_law
 
@@ -328,7 +329,23 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
             raise ValueError(f"{kind}: draw probabilities follow the remaining size measures, "
                              f"which an added or changed record moves; a pair is derived "
                              f"under substitution with [protect] measures = \"fixed\" only")
-        return (successive_fixed_pair(params, size_classes, diameter, noise, kernel),)
+        # a fixed sample size: the others at −C, the record −C → +C, displaced at π's floor
+        lo, _ = successive_inclusion(params["m"], size_classes)
+        low = make("displaced", bernoulli(lo), Fraction(0), "").pair
+        return (successive_fixed_pair(params["m"], size_classes, diameter, noise, kernel, low,
+                                      "successive PPS"),)
+    if kind == "cluster-pps":
+        if add_remove or not fixed_clusters:
+            raise ValueError(f"{kind}: cluster draw probabilities follow the cluster sizes, "
+                             f"which an added or moved record changes; a pair is derived "
+                             f"under substitution with [protect] clusters = \"fixed\" only")
+        sizes = tuple((Fraction(c), clusters.count(c)) for c in sorted(set(clusters)))
+        # drawn clusters bring different numbers of records: the others at 0 (a count:
+        # outside), the record at ±C, swapped at π's floor
+        lo, _ = successive_inclusion(params["ell"], sizes)
+        low = make("swapped", bernoulli(lo), Fraction(0), "").pair
+        return (successive_fixed_pair(params["ell"], sizes, diameter, noise, kernel, low,
+                                      "PPS cluster draws"),)
     if kind in ("proportional", "stratified-proportional", "random-size"):
         return resized_pairs(kind, params, size, magnitude, diameter, noise, kernel,
                              add_remove, count, strata_sizes)

@@ -153,22 +153,22 @@ def successive_inclusion(m: int, classes: tuple[tuple[Fraction, int], ...]
     return lo, min(hi, Fraction(1))
 
 
-def successive_fixed_pair(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...],
-                          d: Fraction, noise: Fraction, kernel: str) -> Dominating:
-    """Successive PPS under substitution with the measures fixed: the sample's law does not
-    depend on the values. Revealing the sample (common to both runs) leaves K(d) against
-    K(0) when it holds the record and nothing otherwise, so T releases are bounded by the
-    revealed mixture Σ_j Pr(Bin(T, π) = j) δ_j, π the record's inclusion — its upper bound
+def successive_fixed_pair(draws: int, classes: tuple[tuple[Fraction, int], ...],
+                          d: Fraction, noise: Fraction, kernel: str, low: AnyPair,
+                          what: str) -> Dominating:
+    """Successive PPS draws (of records, or of clusters: every record of a drawn cluster
+    is in) under substitution with the measures fixed: the sample's law does not depend on
+    the values. Revealing the sample (common to both runs) leaves K(d) against K(0) when it
+    holds the record and nothing otherwise, so T releases are bounded by the revealed
+    mixture Σ_j Pr(Bin(T, π) = j) δ_j, π the record's inclusion — its upper bound
     (`successive_inclusion`; the mixture grows with π). No amplification argument beyond the
     draw is made: successive sampling is not negatively associated in general (Alexander
-    1989), so the displaced pair's coupling is not available. Lower end: the others at −C
-    and the record −C → +C (a fixed sample size): the displaced pair at the record's π,
-    here at its lower bound (the pair grows with its rate)."""
-    lo, hi = successive_inclusion(params["m"], classes)
+    1989), so the displaced pair's coupling is not available. `low` is a concrete pair at
+    the lower bound of π (the caller's: it depends on what the draws bring)."""
+    lo, hi = successive_inclusion(draws, classes)
     within = law_pair(((1, Fraction(1)),), d, noise, kernel, "displaced",
-                      "successive PPS: the drawn record's value moves by d")
-    low = law_pair(bernoulli(lo), d, noise, kernel, "displaced", "successive PPS, hidden")
+                      f"{what}: the drawn record's value moves by d")
     return Dominating(within, "displaced", ((1, Fraction(1)),), Fraction(0),
-                      f"successive PPS, measures fixed: the record of the largest measure is "
-                      f"drawn w.p. π ≤ {float(hi):.6g} (≥ {float(lo):.6g}); the draw is "
-                      f"revealed, then its value moves by {d}", hi, low)
+                      f"{what}, measures fixed: the record of the largest measure is drawn "
+                      f"w.p. π ≤ {float(hi):.6g} (≥ {float(lo):.6g}); the draw is revealed, "
+                      f"then its value moves by {d}", hi, low)

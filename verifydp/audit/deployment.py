@@ -567,7 +567,8 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
     pairs, note = tuple(d.why for d in cands), ""
     if spec.reading:
         note = spec.reading
-    elif spec.kind in ("cluster-srs", "two-stage-cluster") and spec.cluster_frame == "fixed":
+    elif spec.kind in ("cluster-srs", "two-stage-cluster", "cluster-pps") and (
+            spec.cluster_frame == "fixed"):
         note = ("cluster frame stated fixed in the file ([protect] clusters = \"fixed\"): "
                 "neighbours that form, dissolve or change a record's cluster are not covered")
     if shuffle:

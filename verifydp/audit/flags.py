@@ -53,8 +53,10 @@ def max_inclusion(spec: AuditSpec) -> Fraction | None:
 def red_flags(spec: AuditSpec, copies_at_least_two: Fraction | None = None) -> list[Flag]:
     kind, p = spec.kind, spec.params
     out: list[Flag] = []
-    # measures stated fixed (frame data) under replace: no neighbour moves an inclusion
-    fixed_frame = spec.size_measures == "fixed" and spec.protect is not Relation.ADD_REMOVE
+    # measures (or, for PPS cluster draws, the cluster frame) stated fixed under replace: no
+    # neighbour moves an inclusion
+    stated = spec.cluster_frame if kind == "cluster-pps" else spec.size_measures
+    fixed_frame = stated == "fixed" and spec.protect is not Relation.ADD_REMOVE
     if kind in ("proportional", "stratified-proportional", "stratified-neyman", "poisson-pps",
                 "successive-pps", "cluster-pps") and not fixed_frame:
         what = {

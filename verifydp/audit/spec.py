@@ -113,13 +113,11 @@ NOT_DEPLOYABLE = {  # why a design has no per-release dominating pair (docs/desi
                         "the residue class of the records after it (no amplification, Bun "
                         "et al. §6.3); no pair is derived (a frame order that a changed "
                         "record keeps: state [protect] order = \"fixed\")",
-    "cluster-pps": "cluster draw probabilities follow the cluster sizes, which a record "
-                   "moves; no pair is derived yet",
 }
 DEPLOYMENT_KINDS = ("poisson", "poisson-pps", "srswor", "srswr", "random-size", "proportional",
                     "stratified-proportional", "stratified-fixed", "cluster-srs",
                     "two-stage-cluster", "must-ow", "must-wo", "must-ww", "shuffle",
-                    "systematic-random", "successive-pps")
+                    "systematic-random", "successive-pps", "cluster-pps")
 
 
 class DesignFileError(ValueError):
@@ -849,7 +847,7 @@ def parse_design(obj: object) -> AuditSpec:
     _keys("protect", prot, ("relation", "clusters", "measures", "order"))
     protect = _relation("protect.relation", prot.get("relation", base.relation.value))
     frame = _choice("protect.clusters", prot.get("clusters", "open"), CLUSTER_FRAMES)
-    if "clusters" in prot and kind not in ("cluster-srs", "two-stage-cluster"):
+    if "clusters" in prot and kind not in ("cluster-srs", "two-stage-cluster", "cluster-pps"):
         raise _fail("protect.clusters", f"applies to cluster designs only, not {kind}")
     measures = _choice("protect.measures", prot.get("measures", "own"), SIZE_MEASURES)
     if "measures" in prot and kind not in ("poisson-pps", "successive-pps"):
