@@ -388,35 +388,22 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
 
 def copies_chain(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
                  query: str, magnitude: Fraction, diameter: Fraction, noise: Fraction
-                 ) -> tuple[Dominating, tuple[Pair, ...]]:
+                 ) -> Dominating:
     """A design that may draw a record twice (`COPY_KINDS`) under substitution: the
     add/remove pair of one link of the chain D → D⁻ → D' (`accounting.chained`; the removed
-    dataset D⁻ has N − 1 records, so the pair at N is the larger dataset's), and realised
-    substitution pairs for the lower end. With every other record at c and the record moved
-    from u to u + d (values in [u, u + d]), the sum is m·c + K·(value − c): Σ Pr(K = l)
-    K(l·a) against Σ Pr(K = l) K(l·(a + d)), a = u − c ∈ [−d, 0] (a and −d − a are
-    reflections). a = 0 is the add/remove pair itself in reverse (its loss is monotone,
-    compose brackets it); it is the largest away from ε = 0, where a = −d/2 (the others at
-    the centre, the record from −C to +C) is a little larger. That one has no monotone loss
-    and is returned for a test (`composition.realised_lower`); other a lay between the two
-    on every case tried (N = 3, 100, 1000; ε ∈ {0, 1/2, 2}). A count's values are 0 and 1
-    only, and the discrete Gaussian takes no test: a = 0 alone."""
+    dataset D⁻ has N − 1 records, so the pair at N is the larger dataset's). It is also the
+    lower end, in reverse: with every other record at c and the record moved from u to
+    u + d (values in [u, u + d]) the sum is m·c + K·(value − c), so Σ Pr(K = l) K(l·a)
+    against Σ Pr(K = l) K(l·(a + d)), a = u − c ∈ [−d, 0]; a = 0 (the others at one end) is
+    the link pair reversed. Other a were smaller on every case tried (N = 3, 100, 1000;
+    ε ∈ {1/2, 2}) except near ε = 0, where a = −d/2 (the others at the centre) was larger by
+    under 3 %; it has no monotone loss, and its test cost a minute at DP-SGD's size, so it is
+    not taken (proofs/deployment_pairs.md#copies)."""
     if kind not in COPY_KINDS:
         raise ValueError(f"copies_chain: {kind!r} draws a record at most once")
     (link,) = dominating_pairs(kind, params, size, mechanism, query, magnitude, diameter,
                                noise, True)
-    total = sum(w for _, w in link.law)
-    law = tuple((k, w / total) for k, w in link.law)  # renormalised: the tail is `link.tail`
-    kernel = KERNELS[mechanism]
-    offsets = () if query == "count" or kernel == "dgauss" else (-diameter / 2,)
-
-    def mix(shift: Fraction) -> tuple[tuple[Fraction, Fraction], ...]:
-        return tuple((w, k * shift) for k, w in law)
-
-    realised = tuple(Pair(mix(a), mix(a + diameter), noise, kernel,
-                          f"{kind}: the others at the centre of the value range, every copy "
-                          f"moved by {diameter} across it") for a in offsets)
-    return link, realised
+    return link
 
 
 def inclusion(kind: str, params: Mapping[str, Any], size: int,
