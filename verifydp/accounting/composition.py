@@ -731,7 +731,8 @@ class Composed:
     upper: tuple[_Vec | None, ...]      # per direction: the composed connect-the-dots vector
     _lower_vecs: dict[int, tuple[_Vec, _Vec]] = field(default_factory=dict, repr=False)
     _lower_tails: dict[int, _Tails] = field(default_factory=dict, repr=False)
-    _float_vecs: dict[int, tuple[np.ndarray, float]] = field(default_factory=dict, repr=False)
+    _float_vecs: dict[int, _FloatUpper] = field(default_factory=dict, repr=False)
+    _suffixes: dict[int, _Suffix] = field(default_factory=dict, repr=False)
 
     def _lower(self, d: int, eps: Fraction) -> Fraction:
         """Direction d's certified lower bound from the forward direction's composed bucket
@@ -752,18 +753,23 @@ class Composed:
             raise ValueError("δ(ε) needs both directions composed")
         return _max_bracket(self.directions(Fraction(epsilon)))
 
+    def _upper_at(self, d: int, eps: Fraction) -> Fraction:
+        """Direction d's certified upper end at ε (`_upper`), its suffix sums built once."""
+        up = self.upper[d]
+        assert up is not None
+        if d not in self._suffixes:
+            self._suffixes[d] = _suffix(up, self.grid.h)
+        return _upper(up, eps, self.grid.h, self._suffixes[d])
+
     def delta_upper_estimate(self, epsilon: float) -> float:
         """`delta_upper` in floats (the vectors' midpoints): cheap, to choose among many
         certified bounds (`accounting.chained`), never to decide."""
-        h = float(self.grid.h)
         best = 0.0
         for d, up in enumerate(self.upper):
             assert up is not None
             if d not in self._float_vecs:
-                self._float_vecs[d] = (np.array([float(x.mid()) for x in up.c]),
-                                       float(up.out.mid()))
-            masses, out = self._float_vecs[d]
-            best = max(best, _upper_float(masses, out, up.off, epsilon, h))
+                self._float_vecs[d] = _FloatUpper.of(up, float(self.grid.h))
+            best = max(best, self._float_vecs[d].at(epsilon))
         return min(best, 1.0)
 
     def delta_upper(self, epsilon: Fraction) -> Fraction:
@@ -772,8 +778,7 @@ class Composed:
         if any(up is None for up in self.upper):
             raise ValueError("δ(ε) needs both directions composed")
         eps = Fraction(epsilon)
-        return min(max(_upper(up, eps, self.grid.h) for up in self.upper  # type: ignore[arg-type]
-                       ), Fraction(1))
+        return min(max(self._upper_at(d, eps) for d in range(len(self.upper))), Fraction(1))
 
     def directions(self, epsilon: Fraction,
                    known: tuple[Bracket | None, ...] = (None, None)) -> tuple[Bracket, ...]:
@@ -791,7 +796,7 @@ class Composed:
                     raise ValueError(f"direction {d} was not composed and has no known bracket")
                 his.append(k.hi)
             else:
-                hi = _upper(up, eps, self.grid.h)
+                hi = self._upper_at(d, eps)
                 his.append(min(hi, k.hi) if k is not None else hi)
         los = [k.lo if k is not None else Fraction(0) for k in known]
         for d in sorted(range(len(his)), key=lambda d: -his[d]):
@@ -812,7 +817,7 @@ class Composed:
         up = self.upper[direction]
         if up is None:
             raise ValueError(f"direction {direction} was not composed")
-        hi = _upper(up, eps, self.grid.h)
+        hi = self._upper_at(direction, eps)
         lo = self._lower(direction, eps) if hi > 0 else Fraction(0)
         if lo > hi:
             raise ArithmeticError(f"inconsistent δ bracket [{lo}, {hi}]: a bug, not a result")
@@ -861,17 +866,63 @@ def invert_delta(delta: Callable[[Fraction], Bracket], target: Fraction,
     return Bracket(a, eps_hi)
 
 
-def _upper_float(masses: np.ndarray, out: float, off: int, eps: float, h: float) -> float:
-    s = h * (off + np.arange(len(masses)))
-    keep = s > eps
-    return out + float(np.sum(masses[keep] * -np.expm1(eps - s[keep])))
+@dataclass(frozen=True)
+class _FloatUpper:
+    """`_upper` in floats (midpoints), split the same way: cells within _NEAR of ε one by
+    one, the rest from suffix sums. Chooses among certified bounds; never decides."""
+
+    masses: np.ndarray
+    s: np.ndarray
+    mass: np.ndarray  # suffix sums, one longer (the empty suffix last)
+    tilt: np.ndarray
+    out: float
+
+    @staticmethod
+    def of(up: _Vec, h: float) -> _FloatUpper:
+        masses = np.array([float(x.mid()) for x in up.c])
+        s = h * (up.off + np.arange(len(masses)))
+        mass = np.append(np.cumsum(masses[::-1])[::-1], 0.0)
+        tilt = np.append(np.cumsum((masses * np.exp(-s))[::-1])[::-1], 0.0)
+        return _FloatUpper(masses, s, mass, tilt, float(up.out.mid()))
+
+    def at(self, eps: float) -> float:
+        i = int(np.searchsorted(self.s, eps, side="right"))
+        j = int(np.searchsorted(self.s, eps + _NEAR, side="left"))
+        near = float(np.sum(self.masses[i:j] * -np.expm1(eps - self.s[i:j])))
+        return self.out + near + max(0.0, self.mass[j] - math.exp(eps) * self.tilt[j])
 
 
-def _upper(up: _Vec, eps: Fraction, h: Fraction) -> Fraction:
+@dataclass(frozen=True)
+class _Suffix:
+    """Suffix sums of an upper vector: mass[j] = Σ_{i≥j} c_i and tilt[j] = Σ_{i≥j} c_i e^{−s_i},
+    s_i = h(off + i), accumulated from the top (a suffix never meets the earlier terms)."""
+
+    mass: list[flint.arb]
+    tilt: list[flint.arb]
+
+
+def _suffix(up: _Vec, h: Fraction) -> _Suffix:
+    n = len(up.c)
+    mass, tilt = [flint.arb(0)] * (n + 1), [flint.arb(0)] * (n + 1)
+    ha = ball(h)
+    for i in range(n - 1, -1, -1):
+        mass[i] = mass[i + 1] + up.c[i]
+        tilt[i] = tilt[i + 1] + up.c[i] * (-(ha * (up.off + i))).exp()
+    return _Suffix(mass, tilt)
+
+
+_NEAR = 1  # loss units above ε summed cell by cell; beyond, 1 − e^{ε−s} ≥ 1 − e^{−1}
+
+
+def _upper(up: _Vec, eps: Fraction, h: Fraction, suffix: _Suffix) -> Fraction:
+    """Σ_i c_i (1 − e^{ε − s_i})_+ plus the mass at +∞, certified. Cells within _NEAR of ε
+    one by one; beyond, Σ c_i − e^ε Σ c_i e^{−s_i} from the suffix sums: every term there
+    is at least (1 − e^{−1})c_i, so the subtraction loses under two bits."""
     ha, ea = ball(h), ball(eps)
     tot = up.out
     start = max(0, math.floor(eps / h) - up.off)
-    for i in range(start, len(up.c)):
+    far = min(len(up.c), max(start, math.ceil((eps + _NEAR) / h) - up.off))
+    for i in range(start, far):
         s = ha * (up.off + i)
         if not s.upper() > ea.lower():
             continue
@@ -879,6 +930,8 @@ def _upper(up: _Vec, eps: Fraction, h: Fraction) -> Fraction:
         if not g.lower() >= 0:  # s within rounding of ε: (·)_+ bounded by its upper end
             g = g.upper() if g.upper() > 0 else flint.arb(0)
         tot = tot + up.c[i] * g
+    if far < len(up.c):
+        tot = tot + suffix.mass[far] - ea.exp() * suffix.tilt[far]
     return rational(tot, up=True)
 
 
