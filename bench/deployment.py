@@ -11,7 +11,7 @@ amplification assumed above, Chua et al.'s max test below: its width is the gap 
 them), so its width is printed, not held to 5 %. The proportional-allocation and PPS
 examples miss 5 % today (their upper ends align shifts that a concrete dataset cannot all
 realise: proofs/deployment_pairs.md#resized, #pps), and so does the with-replacement example
-under substitution (a chained upper end, docs/design-files.md#copies, about 100 s) and the
+under substitution (a chained upper end, docs/design-files.md#copies, about 65 s) and the
 successive PPS example (a revealed draw above); the bench reports them.
 
     python bench/deployment.py
