@@ -107,10 +107,10 @@ def test_mutant_revealing_at_the_lower_inclusion_is_caught(monkeypatch) -> None:
     """Mutant: the revealed bound at the inclusion's lower bound (33/49 for measures 1, 1, 2,
     3 and m = 2; exact 0.743): the others at −1 and the largest record −1 → 1 exceed it at
     ε = 0 (total variation)."""
-    from verifydp.accounting import pps
+    from verifydp.accounting import dominating
 
-    real = pps.successive_inclusion
-    monkeypatch.setattr(pps, "successive_inclusion", lambda m, c: (real(m, c)[0],) * 2)
+    real = dominating.successive_inclusion
+    monkeypatch.setattr(dominating, "successive_inclusion", lambda m, c: (real(m, c)[0],) * 2)
     measures, m = (1, 1, 2, 3), 2
     hi = audit_deployment(parse_design(_file(measures, m, 1, F(0))), curves=False).result.hi
     v1, v2 = (F(-1), F(-1), F(-1), F(-1)), (F(-1), F(-1), F(-1), F(1))

@@ -324,28 +324,26 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
                              f"derived (use add-remove, or state the measures fixed)")
         return (poisson_pps_pair(params, size_classes, magnitude, diameter, noise, kernel,
                              count),)
-    if kind == "successive-pps":
-        if add_remove or not fixed_measures:
-            raise ValueError(f"{kind}: draw probabilities follow the remaining size measures, "
-                             f"which an added or changed record moves; a pair is derived "
-                             f"under substitution with [protect] measures = \"fixed\" only")
-        # a fixed sample size: the others at −C, the record −C → +C, displaced at π's floor
-        lo, _ = successive_inclusion(params["m"], size_classes)
-        low = make("displaced", bernoulli(lo), Fraction(0), "").pair
-        return (successive_fixed_pair(params["m"], size_classes, diameter, noise, kernel, low,
-                                      "successive PPS"),)
-    if kind == "cluster-pps":
-        if add_remove or not fixed_clusters:
-            raise ValueError(f"{kind}: cluster draw probabilities follow the cluster sizes, "
-                             f"which an added or moved record changes; a pair is derived "
-                             f"under substitution with [protect] clusters = \"fixed\" only")
-        sizes = tuple((Fraction(c), clusters.count(c)) for c in sorted(set(clusters)))
+    if kind in ("successive-pps", "cluster-pps"):
+        clustered = kind == "cluster-pps"
+        if add_remove or not (fixed_clusters if clustered else fixed_measures):
+            what, key = (("cluster draw probabilities follow the cluster sizes, which an added "
+                          "or moved record changes", "clusters") if clustered else
+                         ("draw probabilities follow the remaining size measures, which an "
+                          "added or changed record moves", "measures"))
+            raise ValueError(f"{kind}: {what}; a pair is derived under substitution with "
+                             f"[protect] {key} = \"fixed\" only")
+        draws, classes = ((params["ell"], tuple((Fraction(c), clusters.count(c))
+                                                for c in sorted(set(clusters))))
+                          if clustered else (params["m"], size_classes))
+        bounds = successive_inclusion(draws, classes)
+        # a fixed sample size: the others at −C, the record −C → +C, displaced at π's floor;
         # drawn clusters bring different numbers of records: the others at 0 (a count:
         # outside), the record at ±C, swapped at π's floor
-        lo, _ = successive_inclusion(params["ell"], sizes)
-        low = make("swapped", bernoulli(lo), Fraction(0), "").pair
-        return (successive_fixed_pair(params["ell"], sizes, diameter, noise, kernel, low,
-                                      "PPS cluster draws"),)
+        low = make("swapped" if clustered else "displaced", bernoulli(bounds[0]),
+                   Fraction(0), "").pair
+        return (successive_fixed_pair(bounds, diameter, noise, kernel, low,
+                                      "PPS cluster draws" if clustered else "successive PPS"),)
     if kind in ("proportional", "stratified-proportional", "random-size"):
         return resized_pairs(kind, params, size, magnitude, diameter, noise, kernel,
                              add_remove, count, strata_sizes)

@@ -330,7 +330,10 @@ def chained_delta(link: Dominating, steps: int, grid: Grid) -> DeltaFn:
         lo = c.delta(eps).lo
         if tail:
             lo -= tail * (1 + rational(ball(eps).exp(), up=True))
-        return Bracket(max(lo, Fraction(0)), max(hi, lo))
+        if lo > hi:  # a realisable pair above a proved bound: a bug, never hidden
+            raise ArithmeticError(f"chained: lower end {float(lo):.6g} above the upper end "
+                                  f"{float(hi):.6g} at ε = {eps}")
+        return Bracket(max(lo, Fraction(0)), hi)
     return delta
 
 
