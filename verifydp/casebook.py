@@ -377,8 +377,11 @@ def regenerate(directory: Path) -> list[Path]:
     return done
 
 
-def write_index(directory: Path) -> Path:
-    """Regenerate `README.md` of a witness directory from the JSON files in it."""
+def write_index(directory: Path) -> Path | None:
+    """Regenerate the index of a witness directory from the JSON files in it: `README.md`,
+    unless a README.md is there that verifydp did not write (`--witness-dir .` in a project
+    once replaced its README, issue 28); then `INDEX_NAME`, under the same rule. Returns the
+    path written, or None when both names hold other files (nothing is overwritten)."""
     cat = catalogue()
     rows = []
     for f in sorted(directory.glob("*.json")):
@@ -407,9 +410,36 @@ def write_index(directory: Path) -> Path:
         "|---|---|---|---|---|---|---|",
         *rows,
         "",
+        INDEX_MARKER,
+        "",
     ])
-    path = directory / "README.md"
-    atomic_write(path, text)
-    return path
+    for name in ("README.md", INDEX_NAME):
+        path = directory / name
+        if _ours_or_absent(path):
+            atomic_write(path, text)
+            return path
+    return None
+
+
+# the last line of every index verifydp writes; an index without it is recognised by its
+# generated header (indexes written before the marker existed)
+INDEX_MARKER = "<!-- written by verifydp: regenerated from the witness files, do not edit -->"
+INDEX_NAME = "verifydp-index.md"
+_OLD_HEADER = "# Counterexamples\n\nGenerated from the witness files by `verifydp check`"
+
+
+def _ours_or_absent(path: Path) -> bool:
+    """Whether `path` may be (re)written as the index: absent, or an index verifydp wrote.
+    Anything else there (a directory, a link, someone's README) is left alone."""
+    if not path.exists() and not path.is_symlink():
+        return True
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(LIMITS["file bytes"]).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return INDEX_MARKER in head or head.startswith(_OLD_HEADER)
 
 

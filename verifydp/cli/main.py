@@ -51,6 +51,16 @@ def _seconds(text: str) -> float:
     return x
 
 
+def _path(text: str) -> Path:
+    """A file or directory the user names: not empty (`Path('')` is the current directory,
+    so `--witness-dir ''` once wrote the witness index over the project's README)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path is not allowed")
+    if "\x00" in text:
+        raise argparse.ArgumentTypeError("a path cannot contain a NUL character")
+    return Path(text)
+
+
 def _workers(text: str) -> int:
     try:
         n = int(text)
@@ -89,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="one JSON object per claim, as a list")
     c.add_argument("--budget", type=_seconds, default=None, metavar="SECONDS",
                    help="wall-clock budget per claim (instances left unchecked are not counted)")
-    c.add_argument("--witness-dir", type=Path, default=Path("counterexamples"), metavar="DIR",
+    c.add_argument("--witness-dir", type=_path, default=Path("counterexamples"), metavar="DIR",
                    help="where witnesses of refuted claims are written, unless a smaller one for "
                         "the same claim is already there (default: counterexamples)")
     c.add_argument("--no-witnesses", action="store_true", help="do not write witness files")
@@ -105,11 +115,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="total wall-clock budget shared by the claims (default 600)")
     h.add_argument("--workers", type=_workers, default=None, metavar="N",
                    help="parallel tasks (default: all cores)")
-    h.add_argument("--state", type=Path, default=Path(".verifydp/hunt-state.json"),
+    h.add_argument("--state", type=_path, default=Path(".verifydp/hunt-state.json"),
                    metavar="FILE", help="progress file, rewritten after every task")
     h.add_argument("--resume", action="store_true",
                    help="continue from --state: skip claims already refuted or checked")
-    h.add_argument("--witness-dir", type=Path, default=Path("counterexamples"), metavar="DIR",
+    h.add_argument("--witness-dir", type=_path, default=Path("counterexamples"), metavar="DIR",
                    help="where witnesses go; a file is only replaced by a smaller witness")
     h.add_argument("--no-witnesses", action="store_true", help="do not write witness files")
     _executor_flags(h)
@@ -117,7 +127,7 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     r = sub.add_parser("replay", help="re-verify a witness file from scratch")
-    r.add_argument("file", type=Path)
+    r.add_argument("file", type=_path)
     r.add_argument("--json", action="store_true")
 
     audit_cli.register(sub)
