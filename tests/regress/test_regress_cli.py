@@ -1,15 +1,19 @@
-"""`verifydp regress MODULE:FUNCTION --claim ID` through a small argparse harness (the lead
-wires `register`/`run` into verifydp/cli/main.py)."""
+"""`verifydp regress MODULE:FUNCTION --claim ID` through the real entry point
+(`verifydp.cli.main`, what the console script calls): a harness with its own parser hid
+issue 27's `--map: missing value`, which the shared option checks in main raised for every
+run without --map. One test runs the installed console script as a subprocess."""
 
 from __future__ import annotations
 
-import argparse
 import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from verifydp.cli import regress as cli
+from verifydp.cli import main as verifydp_main
 
 USER_MODULE = '''
 import math
@@ -37,13 +41,15 @@ def wor(eps, deltas, n, m):
 
 def acc_low(sigma, batch_size, n, steps, delta):
     return 0.01
+
+def acc_missing(sigma, batch_size, n, steps, delta):
+    import no_such_accounting_lib_xyz
+    return no_such_accounting_lib_xyz.epsilon()
 '''
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="verifydp")
-    cli.register(parser.add_subparsers(dest="command", required=True))
-    return cli.run(parser.parse_args(argv))
+    return verifydp_main(argv)
 
 
 @pytest.fixture
@@ -129,6 +135,31 @@ def test_usage_errors_exit_2_with_one_line(
 
 
 def test_missing_claim_option_is_an_argparse_usage_error(user_dir: Path) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["regress", "mylib_regress:good"])
-    assert exc.value.code == 2
+    assert main(["regress", "mylib_regress:good"]) == 2
+
+
+def test_missing_dependency_is_one_line_exit_2_not_a_finding(
+        user_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 27: an accountant importing a module that is not installed was reported as
+    'minimal unsound input: raised an exception … ModuleNotFoundError', exit 1."""
+    assert main(["regress", "mylib_regress:acc_missing", "--accountant", "poisson"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "pip install no_such_accounting_lib_xyz" in err
+
+
+def test_documented_command_through_the_console_script(user_dir: Path) -> None:
+    """The README's form, no --map and no --params, through the installed script (issue 27:
+    exit 2 with `--map: missing value`)."""
+    exe = shutil.which("verifydp") or str(Path(sys.executable).parent / "verifydp")
+    proc = subprocess.run([exe, "regress", "mylib_regress:good", "--claim", "bun/thm2.2", *SMALL],
+                          capture_output=True, text=True, timeout=300, cwd=user_dir)
+    assert proc.returncode == 0, proc.stderr
+    assert "agrees with the printed formula" in proc.stdout
+
+
+def test_an_empty_value_is_still_refused(user_dir: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """`--map=--` (Python 3.11's argparse hands the appending option [[]]) is a usage error."""
+    assert main(["regress", "mylib_regress:good", "--claim", "bun/thm2.2", "--map=--"]) == 2
+    assert "--map: missing value" in capsys.readouterr().err

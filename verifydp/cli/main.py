@@ -154,9 +154,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
         # Python 3.11's argparse drops a value of "--" (`--budget=--`) and hands the option an
-        # empty list instead of calling its type: refuse it like any bad value
+        # empty list instead of calling its type (inside the list for an appending option):
+        # refuse it like any bad value. No option defaults to a list, so an empty one is never
+        # a default (issue 27: `regress` was refused for --map's old default [])
         for name, value in vars(args).items():
-            if isinstance(value, list) and not value and name not in ("claims",):
+            if isinstance(value, list) and name not in ("claims",) and (
+                    not value or any(v == [] for v in value)):
                 raise UsageError(f"--{name.replace('_', '-')}: missing value")
         if args.command == "claims":
             return cmd_claims(args)

@@ -42,10 +42,10 @@ def register(subparsers: Any) -> None:
                       help="FUNCTION(sigma, q | batch_size, n, steps, delta) -> epsilon, checked "
                            "against the certified composition of DESIGN: "
                            + ", ".join(ACCOUNTANT_DESIGNS))
-    r.add_argument("--map", metavar="NAME=YOURS[,…]", action="append", default=[],
+    r.add_argument("--map", metavar="NAME=YOURS[,…]", action="append", default=None,
                    help="argument names: the claim's name = your function's (e.g. "
                         "eps=epsilon,n=population_size)")
-    r.add_argument("--params", metavar="NAME=VALUE[,…]", action="append", default=[],
+    r.add_argument("--params", metavar="NAME=VALUE[,…]", action="append", default=None,
                    help="restrict or choose the parameters: NAME=3, NAME=0.5, NAME=1..50 "
                         "(a range), NAME=1|2|4 (choices), deltas=(0.1 0.2) (a tuple)")
     r.add_argument("--sound-only", action="store_true",
@@ -160,9 +160,9 @@ def run(args: argparse.Namespace) -> int:
         if args.claim is not None and args.claim not in ADAPTERS:
             raise UsageError(f"no regress adapter for claim {args.claim!r}; supported: "
                              + ", ".join(sorted(ADAPTERS)))
-        mapping = _pairs(args.map, "--map")
+        mapping = _pairs(args.map or [], "--map")  # None when not given (issue 27)
         grid = args.accountant is not None
-        params = {k: parse_value(v, grid) for k, v in _pairs(args.params, "--params").items()}
+        params = {k: parse_value(v, grid) for k, v in _pairs(args.params or [], "--params").items()}
         fn = load(args.target)
         if grid:
             report = regress_accountant(fn, args.accountant, params, mapping, args.rtol,

@@ -32,6 +32,7 @@ from verifydp.exact.interval import Bracket
 from verifydp.regress.core import (
     Call,
     Mismatch,
+    MissingDependency,
     RegressReport,
     Tolerance,
     UsageError,
@@ -120,6 +121,8 @@ def _judge(design: str, call: Call, names: Sequence[str], p: Point,
     try:
         raw = call(args)
         (value,) = exact_outputs(raw, ("ε",))
+    except MissingDependency:
+        raise
     except Exception as exc:  # noqa: BLE001 — any failure of the user's code is a finding
         return Mismatch("error", args, f"{type(exc).__name__}: {exc}", "a number")
     truth = certified_epsilon(design, p)

@@ -62,6 +62,26 @@ class UsageError(ValueError):
     name in a mapping or an override, a domain left empty): a usage error, never a finding."""
 
 
+# import name → what to install, for the optional dependencies users' accountants commonly
+# import (the peers of docs/peers.md)
+_INSTALL = {"dp_accounting": "dp-accounting", "prv_accountant": "prv-accountant",
+            "autodp": "autodp", "opendp": "opendp", "opacus": "opacus", "torch": "torch"}
+
+
+class MissingDependency(UsageError):
+    """The user's function imports a module that is not installed. The environment is at
+    fault, not the function, so this is one line naming what to install (exit 2), never an
+    unsoundness finding (issue 27)."""
+
+    @classmethod
+    def of(cls, exc: ModuleNotFoundError) -> MissingDependency:
+        top = (exc.name or "?").split(".")[0]
+        pkg = _INSTALL.get(top, top)
+        extra = " (or the extra verifydp[peers])" if top in _INSTALL else ""
+        return cls(f"the function imports {top!r}, which is not installed: "
+                   f"pip install {pkg}{extra}")
+
+
 def decimal(x: Fraction, up: bool, digits: int = 17) -> str:
     """`x` exactly when its fraction is short, else rounded outward to `digits` significant
     digits (down for a lower end, up for an upper end), so the string is still a bound."""
@@ -286,7 +306,15 @@ class Call:
         return out
 
     def __call__(self, args: Params) -> Any:
-        return self.fn(**self.kwargs(args))
+        return guarded(self.fn, **self.kwargs(args))
+
+
+def guarded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call the user's function; a module it cannot import becomes `MissingDependency`."""
+    try:
+        return fn(*args, **kwargs)
+    except ModuleNotFoundError as exc:
+        raise MissingDependency.of(exc) from None
 
 
 def check_signature(fn: Callable[..., Any], arguments: tuple[str, ...],
@@ -334,6 +362,8 @@ def _search(
         try:
             raw = call(args)
             values = exact_outputs(raw, adapter.outputs)
+        except MissingDependency:
+            raise
         except Exception as exc:  # noqa: BLE001 — any failure of the user's code is a finding
             raise _Found(Mismatch("error", args, f"{type(exc).__name__}: {exc}", "a number")) from None
         found = judge(args, values, tol)
@@ -368,11 +398,13 @@ def _batch(adapter: Adapter, call: Call, tried: list[Params],
     kwargs = {call.mapping.get(k, k): np.asarray([r[k] for r in rows]) for k in rows[0]}
     note = f"in one vectorised call on {len(rows)} inputs"
     try:
-        raw = call.fn(**kwargs)
+        raw = guarded(call.fn, **kwargs)
         cols = [np.asarray(c, dtype=float).reshape(-1) for c in
                 (raw if len(adapter.outputs) > 1 else (raw,))]
         if len(cols) != len(adapter.outputs) or any(c.size != len(rows) for c in cols):
             raise TypeError(f"expected {len(adapter.outputs)} array(s) of length {len(rows)}")
+    except MissingDependency:
+        raise
     except Exception as exc:  # noqa: BLE001 — a failure of the user's code is a finding
         return Mismatch("error", rows[0], f"{type(exc).__name__}: {exc}", "arrays", note)
     for i, r in enumerate(rows):
