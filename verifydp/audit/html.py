@@ -77,9 +77,12 @@ def eps_figure(report: Report) -> Any:
                 "-" if b.direction == "upper" else "--", color=f"C{i + 1}",
                 label=f"{b.claim} ({what})")
     if pts:
-        cap = top * 1.5
-        lo = [_finite_log(p.lower, cap) for p in pts]
-        hi = [min(_finite_log(p.upper, cap), cap) for p in pts]
+        # the axis reaches every finite end (Neyman's ε' = 16 at ε = 4 lay above the old cap
+        # of 1.5 × the grid, which drew an upper end below the lower and crashed matplotlib)
+        ends = [math.log(x) for p in pts for x in (p.lower, p.upper) if x is not None and x > 0]
+        cap = max([top * 1.5, *(1.1 * e for e in ends)])
+        lo = [min(_finite_log(p.lower, cap), cap) for p in pts]
+        hi = [max(min(_finite_log(p.upper, cap), cap), a) for p, a in zip(pts, lo)]
         ax.fill_between(xs_pts, lo, hi, color="C0", alpha=0.3, lw=0,
                         label="exact worst case, certified band (scaled instance)")
         # both ends of every bracket, joined: a tight bracket shows as one dot
