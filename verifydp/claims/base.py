@@ -143,8 +143,14 @@ def statement(text: str, results: Sequence[InstanceResult], note: str = "") -> S
     verdict = aggregate(results)
     if verdict is Verdict.REFUTED and not note:
         bad = next(i for i in results if i.verdict is Verdict.REFUTED)
-        note = f"violated at {bad.params}: claimed {bad.claimed}, actual {bad.actual}"
+        note = f"violated at {params_text(bad.params)}: claimed {bad.claimed}, actual {bad.actual}"
     return Statement(text, verdict, tuple(results), note)
+
+
+def params_text(params: Mapping[str, Any]) -> str:
+    """"n = 2, t(m) = point(1)": an instance's parameters as the table shows them (a dict's
+    repr, quotes and braces, is for programs; issue 27)."""
+    return ", ".join(f"{k} = {v}" for k, v in params.items()) or "no parameters"
 
 
 @dataclass(frozen=True)

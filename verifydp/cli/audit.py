@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from verifydp.audit.core import audit, planned_steps
 from verifydp.audit.html import render_html
 from verifydp.audit.spec import DesignFileError, load_design
 from verifydp.cli.errors import UsageError
+from verifydp.cli.progress import progress
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -42,15 +39,13 @@ def run(args: argparse.Namespace) -> int:
         spec = load_design(args.design)
     except DesignFileError as exc:
         raise UsageError(f"{args.design}: {exc}") from None
-    show = not args.no_progress and sys.stderr.isatty()
-    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), disable=not show, transient=True) as progress:
+    with progress(args.no_progress) as bar:
         deploy = spec.mechanism is not None or spec.composition is not None
-        task = progress.add_task("auditing", total=planned_steps(spec, not args.no_grid) + 1
+        task = bar.add_task("auditing", total=planned_steps(spec, not args.no_grid) + 1
                                  + (6 if deploy else 0))
 
         def step(text: str) -> None:
-            progress.update(task, description=f"auditing {spec.name}: {text}", advance=1)
+            bar.update(task, description=f"auditing {spec.name}: {text}", advance=1)
 
         try:
             report = audit(spec, step, None if args.no_witnesses else args.witness_dir,

@@ -30,6 +30,7 @@ from verifydp.claims.scopes import SCOPES
 from verifydp.cli import audit as audit_cli
 from verifydp.cli import regress as regress_cli
 from verifydp.cli.errors import EXIT_INTERNAL, EXIT_USAGE, UsageError
+from verifydp.cli.progress import LogProgress, progress
 from verifydp.hunt.executors import KINDS, SCHEDULER_ENV, ExecutorError, open_pool
 from verifydp.hunt.portfolio import HuntError, HuntState, run_hunt
 from verifydp.witness import WitnessFormatError
@@ -259,10 +260,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     workers = args.workers or os.cpu_count() or 1
     witness_dir = None if args.no_witnesses else str(args.witness_dir)
     results: dict[str, dict] = {}
-    show_progress = not args.no_progress and sys.stderr.isatty()
     workers = min(workers, len(ids))  # one claim runs inline
     try:
-        with _remembered_interrupt() as stopped, _progress(show_progress) as progress, \
+        with _remembered_interrupt() as stopped, _progress(args.no_progress) as progress, \
                 open_pool(args.executor, workers, args.scheduler) as pool:
             task = progress.add_task("checking", total=len(ids))
             calls = [(cid, args.budget, witness_dir) for cid in ids]
@@ -284,11 +284,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(enabled: bool) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(), console=Console(stderr=True), disable=not enabled, transient=True,
-    )
+def _progress(disabled: bool) -> Progress | LogProgress:
+    """A bar on a terminal, a line every 10 s in a log (issue 27), nothing with --no-progress."""
+    return progress(disabled, TextColumn("{task.description}"), BarColumn(),
+                    TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
 
 
 def _table(results: list[dict]) -> None:
@@ -303,13 +302,29 @@ def _table(results: list[dict]) -> None:
     for obj in results:
         v = obj["verdict"]
         detail = obj["detail"]["summary"]
-        if obj["witness"]:
+        if isinstance(obj["witness"], str):
             detail += f"  [witness: {obj['witness']}]"
+        elif obj["witness"]:  # not written (--no-witnesses): the object is in --json
+            detail += "  [witness not written; in --json]"
         if v == Verdict.HOLDS.value:  # issue 14: what a holds-on-instance does not speak for
             detail += "\n  not covered: " + "; ".join(SCOPES[obj["claim"]].not_covered() or ("—",))
         table.add_row(obj["claim"], f"[{colours[v]}]{v}[/]", str(len(obj["instances"])),
                       f"{obj['detail']['seconds']:.1f}s", detail)
-    Console(width=160).print(table)
+    console = Console(width=160)
+    console.print(table)
+    console.print(verdict_counts(results), markup=False, highlight=False)
+
+
+def verdict_counts(results: list[dict]) -> str:
+    """The line under the check table (issue 27): "91 claims: 40 refuted, 35
+    holds-on-instance, 5 proved, 11 inconclusive", the verdicts in the README's order."""
+    counts = {v.value: 0 for v in (Verdict.REFUTED, Verdict.HOLDS, Verdict.PROVED,
+                                   Verdict.INCONCLUSIVE)}
+    for obj in results:
+        counts[obj["verdict"]] = counts.get(obj["verdict"], 0) + 1
+    n = len(results)
+    return f"{n} claim{'s' if n != 1 else ''}: " + ", ".join(
+        f"{c} {v}" for v, c in counts.items() if c)
 
 
 def cmd_hunt(args: argparse.Namespace) -> int:
@@ -320,9 +335,8 @@ def cmd_hunt(args: argparse.Namespace) -> int:
         raise UsageError(f"--resume: no hunt state at {args.state}")
     workers = args.workers or os.cpu_count() or 1
     witness_dir = None if args.no_witnesses else args.witness_dir
-    show = not args.no_progress and sys.stderr.isatty()
     interrupted = False
-    with _progress(show) as progress:
+    with _progress(args.no_progress) as progress:
         task = progress.add_task("hunting", total=len(ids))
 
         def tick(result: dict) -> None:
