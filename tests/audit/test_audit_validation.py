@@ -379,3 +379,26 @@ def test_cli_deployment_exit_2_one_line(obj: dict[str, Any], pattern: str,
         run(parser.parse_args(["audit", str(bad), "--no-witnesses", "--no-grid"]))
     msg = str(exc.value)
     assert pattern in msg and "\n" not in msg
+
+
+def test_a_deployment_file_needs_no_base_or_target() -> None:
+    """Issue 27: a DP-SGD file with population, design, mechanism and composition only was
+    refused with `base: missing section`. The single-release part then uses a stated
+    reference (ε = 1, target ε' ≤ 1) and the spec says which sections it filled in; a file
+    without a deployment still needs both."""
+    obj = {"population": {"size": 60000}, "design": {"kind": "srswor", "m": 256},
+           "protect": {"relation": "replace"},
+           "mechanism": {"kind": "gaussian", "query": "sum", "clip": 1, "noise_multiplier": 1.1},
+           "composition": {"steps": 10, "delta": 1e-5}}
+    spec = parse_design(obj)
+    assert spec.defaulted == ("base", "target")
+    assert spec.base.epsilon == 1 and spec.base.relation.value == "replace"
+    assert spec.target.epsilon == 1 and spec.to_json()["defaulted"] == ["base", "target"]
+    with_target = parse_design({**obj, "target": {"epsilon": 3, "delta": 1e-5}})
+    assert with_target.defaulted == ("base",) and with_target.target.epsilon == 3
+    assert parse_design(POISSON).defaulted == ()
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "docs" / "design-schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(obj, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({k: v for k, v in POISSON.items() if k != "base"}, schema)

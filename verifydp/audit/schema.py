@@ -143,7 +143,10 @@ def schema() -> dict[str, Any]:
         "description": "A proposed sampling design to audit (docs/design-files.md). Generated "
                        "by `python -m verifydp.audit.schema`.",
         "type": "object",
-        "required": ["population", "design", "base", "target"],
+        "required": ["population", "design"],
+        # [base] and [target] are required unless the file is a deployment (issue 27)
+        "anyOf": [{"required": ["base", "target"]}, {"required": ["mechanism"]},
+                  {"required": ["composition"]}],
         "additionalProperties": False,
         "properties": {
             "name": {"type": "string"},

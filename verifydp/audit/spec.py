@@ -235,6 +235,9 @@ class AuditSpec:
     # a design file read as an equivalent design (systematic sampling over a frame order
     # stated fixed is cluster sampling of its residue classes): the reading, in words
     reading: str = ""
+    # sections a deployment file left out and the single-release part filled in ("base",
+    # "target"; `_single_release_defaults`): the report says which
+    defaulted: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         def js(v: Any) -> Any:
@@ -259,6 +262,7 @@ class AuditSpec:
                      "relation": self.base.relation.value},
             "protect": self.protect.value,
             "target": {"epsilon": str(self.target.epsilon), "delta": str(self.target.delta)},
+            **({"defaulted": list(self.defaulted)} if self.defaulted else {}),
         }
 
 
@@ -831,9 +835,14 @@ def parse_design(obj: object) -> AuditSpec:
     """Validate a design file already parsed into a dict (from TOML or JSON)."""
     t = _table("design file", obj)
     _keys("", t, TOP_KEYS)
-    for k in ("population", "design", "base", "target"):
+    deploy = "mechanism" in t or "composition" in t
+    # a deployment's question is the T-release ε of its mechanism: [base] and [target] (the
+    # single-release audit's ε-DP base and its target) mean nothing to a DP-SGD user, so a
+    # deployment file may leave them out (issue 27; `_single_release_defaults`)
+    for k in ("population", "design") if deploy else ("population", "design", "base", "target"):
         if k not in t:
             raise _fail(k, "missing section")
+    t, defaulted = _single_release_defaults(t)
     name = t.get("name", "unnamed design")
     desc = t.get("description", "")
     if not isinstance(name, str):
@@ -889,7 +898,34 @@ def parse_design(obj: object) -> AuditSpec:
             if "accountant" in t else None)
     return AuditSpec(name, desc, size, strata, clusters, classes, kind, params, base,
                      protect, target, inst, grid, design, mech, comp, acct, frame, measures,
-                     reading)
+                     reading, defaulted)
+
+
+DEFAULT_BASE_EPSILON = 1
+
+
+def _single_release_defaults(t: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A deployment file without [base] or [target]: the single-release part of the report
+    is then a reference answer — every ε-DP mechanism at ε = 1 (under the relation
+    protected), target ε' ≤ that ε (sampling does not make one release worse) — and the
+    report says that these were not the file's. Their values decide nothing about the
+    deployment: its target is compared only when the file states one at the composition's
+    δ (or ε). Returns the table with the sections filled in and the names filled."""
+    missing = tuple(k for k in ("base", "target") if k not in t)
+    if not missing:
+        return t, ()
+    prot = t.get("protect", {})
+    relation = prot.get("relation", "add-remove") if isinstance(prot, Mapping) else "add-remove"
+    filled = dict(t)
+    if "base" not in t:
+        filled["base"] = {"epsilon": DEFAULT_BASE_EPSILON, "relation": relation}
+    if "target" not in t:
+        base = filled["base"]
+        eps = base.get("epsilon", DEFAULT_BASE_EPSILON) if isinstance(base, Mapping) else \
+            DEFAULT_BASE_EPSILON
+        filled["target"] = {"epsilon": eps, **({"delta": base["delta"]} if isinstance(
+            base, Mapping) and "delta" in base else {})}
+    return filled, missing
 
 
 def _frame_order(interval: int, size: int
