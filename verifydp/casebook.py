@@ -12,15 +12,24 @@ import contextlib
 import functools
 import json
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import sympy
+
 from verifydp.claims import Budget, UnknownClaim, catalogue, get_claim
 from verifydp.claims.base import Verdict
+from verifydp.claims.bun.amplification import replace_pair
 from verifydp.claims.bun.general import thm53_params
-from verifydp.claims.must.pair import hockey_stick_mixtures
+from verifydp.claims.must.pair import claimed_datasets, hockey_stick_mixtures
+from verifydp.designs import SRSWR
+from verifydp.epsilon import EpsSpec
+from verifydp.exact.tfunc import EPS
+from verifydp.population import Relation
 from verifydp.witness import base as sampling
 from verifydp.witness import gaussian_sum, group, pinq
+from verifydp.witness import instance as instance_witness
 from verifydp.witness import regress as regress_witness
 from verifydp.witness.base import (
     ReplayReport,
@@ -33,11 +42,13 @@ from verifydp.witness.base import (
 )
 from verifydp.witness.base import write_witness as base_write
 from verifydp.witness.companion import KNOWN_KINDS, ClaimAbout
+from verifydp.witness.schema import validate
 from verifydp.witness.text import (
     LIMITS,
     WitnessLimitError,
     check_limits,
     decode_point,
+    exact,
     parse_srepr,
 )
 
@@ -46,6 +57,7 @@ try:
 except ImportError:  # not POSIX: writes stay atomic, only the compare-and-write is unlocked
     fcntl = None  # type: ignore[assignment]
 from verifydp.witness.instance import normal_params
+from verifydp.worstcase import MechanismClass, worst_case_ratio
 
 __all__ = ["KINDS", "bound_to_claim", "claim_about", "offer_witness", "regenerate", "replay",
            "replay_instance", "replay_object", "write_index", "write_witness"]
@@ -59,26 +71,42 @@ def _thm53(pair: Any, design: Any, accept: Any) -> dict[str, Any] | None:
 DERIVATIONS = {"bun-thm5.3": _thm53}
 
 
+@functools.lru_cache(maxsize=64)
+def _checked(claim_id: str) -> Any:
+    """A claim's certified check, run from scratch once per process (replaying every witness
+    of one claim, as the tamper tests do, costs one check)."""
+    return get_claim(claim_id).check(Budget())
+
+
 def replay_instance(obj: dict[str, Any]) -> ReplayReport:
     """Replay an instance witness: re-run the claim's certified check from scratch and find the
-    same instance (or statement) refuted again; the stored numbers are only displayed."""
+    same instance (or statement) refuted again. The stored texts (claimed, actual, note) are
+    shown, so each must be the recomputed one: an edited number is refused, not displayed."""
     claim_id = obj["claim"]
     key = normal_params(obj["params"])
     lines = [f"claim {claim_id}", f"instance {key}",
              f"stored: claimed {obj['claimed']['value']}; actual {obj['actual']['value']}",
              "re-running the claim's certified check from scratch …"]
-    res = get_claim(claim_id).check(Budget())
+    if obj["quantity"] != obj["statement"]:
+        raise ValueError("quantity is not the statement (the file was edited)")
+    res = _checked(claim_id)
     # the same parameters may recur in other statements: match the statement first
     for st in (s for s in res.statements if s.text == obj["statement"]):
         if not obj["params"]:  # a statement refuted as a whole
             what, verdict = "statement", st.verdict
+            texts = (st.text, st.note, "")
             lines.append(f"recomputed: {st.note}")
         else:
             inst = next((i for i in st.instances if normal_params(i.params) == key), None)
             if inst is None:
                 continue
             what, verdict = "instance", inst.verdict
+            texts = (inst.claimed, inst.actual, inst.note)
             lines.append(f"recomputed: claimed {inst.claimed}; actual {inst.actual}")
+        if texts != (obj["claimed"]["value"], obj["actual"]["value"], obj["note"]):
+            return ReplayReport(False, (*lines, f"NOT confirmed: the stored claimed, actual or "
+                                                f"note of the {what} is not the recomputed one "
+                                                "(the file was edited)"))
         ok = verdict is Verdict.REFUTED
         lines.append(f"CONFIRMED: the {what} is refuted" if ok
                      else f"NOT confirmed: the {what} is now {verdict.value}")
@@ -92,7 +120,8 @@ KINDS: dict[str, Callable[[dict[str, Any]], ReplayReport]] = {
     "sampling": lambda obj: sampling.replay_json(obj, DERIVATIONS),
     "pinq-plan": pinq.replay_json,
     "group-profile": group.replay_json,
-    "gaussian-sum": lambda obj: gaussian_sum.replay_json(obj, hockey_stick_mixtures),
+    "gaussian-sum": lambda obj: gaussian_sum.replay_json(obj, hockey_stick_mixtures,
+                                                         claimed_datasets),
     "instance": replay_instance,
     regress_witness.KIND: regress_witness.replay_json,
 }
@@ -111,6 +140,11 @@ def replay_object(obj: dict[str, Any], bind: bool = True) -> ReplayReport:
     if not isinstance(obj.get("claim"), str):
         raise ValueError("the witness names no claim")
     _check_fields(kind, obj)
+    validate(obj, SCHEMAS[kind])
+    claim_id = obj["claim"]
+    if kind != regress_witness.KIND and claim_id not in catalogue() and not (
+            claim_id.startswith("audit/") or claim_id in PEER_CLAIMS):
+        raise ValueError(f"unknown claim {claim_id[:80]!r} (run `verifydp claims` to list them)")
     report = KINDS[kind](obj)
     if bind and report.confirmed and kind in BOUND_KINDS:
         problem = bound_to_claim(obj)
@@ -136,6 +170,9 @@ FIELDS: dict[str, frozenset[str]] = {
                                 "mechanism", "n", "populations", "quantity", "t_prime", "tool"}),
     "instance": frozenset({"actual", "claim", "claimed", "kind", "note", "params", "quantity",
                            "statement", "tool"}),
+    "gaussian-sum": frozenset({"actual", "claim", "claimed", "claimed_pair", "clip", "design",
+                               "epsilon", "kind", "mechanism", "n", "populations", "quantity",
+                               "sigma", "tool"}),
 }
 CLAIMED_FIELDS: dict[str, tuple[frozenset[str], ...]] = {
     "sampling": (frozenset({"derived_by", "expression", "params", "srepr", "t_prime_expression",
@@ -144,6 +181,13 @@ CLAIMED_FIELDS: dict[str, tuple[frozenset[str], ...]] = {
                   frozenset({"expression", "params", "source", "srepr", "value"})),
     "group-profile": (frozenset({"value"}),),
     "instance": (frozenset({"value"}),),
+    "gaussian-sum": (frozenset({"value", "bracket"}),),
+}
+# the shape of each kind (types, ranges, lengths), checked before any computation
+SCHEMAS: dict[str, Any] = {
+    "sampling": sampling.SCHEMA, "pinq-plan": pinq.SCHEMA, "group-profile": group.SCHEMA,
+    "gaussian-sum": gaussian_sum.SCHEMA, "instance": instance_witness.SCHEMA,
+    regress_witness.KIND: regress_witness.SCHEMA,
 }
 
 
@@ -170,7 +214,8 @@ def _check_fields(kind: str, obj: dict[str, Any]) -> None:
 UNBOUND_PREFIXES = ("peer/", "audit/")
 # the peer-library claims verifydp.regress.peers writes witnesses for (kept in step with it by
 # tests/witness/test_tamper.py)
-PEER_CLAIMS = frozenset({"peer/autodp:subsample_epsdelta:wr"})
+AUTODP_WR_CLAIM = "peer/autodp:subsample_epsdelta:wr"
+PEER_CLAIMS = frozenset({AUTODP_WR_CLAIM})
 
 # kinds whose claimed bound is stored in the file: replay must tie it to the claim
 BOUND_KINDS = ("sampling", "pinq-plan", "group-profile")
@@ -183,15 +228,33 @@ def binding_key(obj: dict[str, Any]) -> str:
     replay recomputes those."""
     kind = obj.get("kind", "sampling")
     c = obj.get("claimed", {})
+    actual = obj.get("actual", {}).get("value")  # shown: it must be the checker's own
     if kind == "sampling":
-        key: Any = [obj.get("quantity"), obj.get("populations"), obj.get("design"),
-                    obj.get("design_prime"), obj.get("base_mechanism_class"), c]
+        key: Any = [obj.get("quantity"), _name_free(obj.get("populations")), obj.get("design"),
+                    obj.get("design_prime"), obj.get("base_mechanism_class"), c, actual]
     elif kind == "pinq-plan":
-        key = [obj.get("quantity"), obj.get("plan"), obj.get("datasets"), obj.get("t"), c]
+        key = [obj.get("quantity"), obj.get("plan"), obj.get("datasets"), obj.get("t"), c,
+               actual]
     else:  # group-profile: the claimed δ' at this design, class and t'
         key = [obj.get("design"), obj.get("n"), obj.get("m"), obj.get("class"),
                obj.get("t_prime"), c.get("value")]
     return json.dumps([kind, key], sort_keys=True, default=str)
+
+
+def _name_free(pops: Any) -> Any:
+    """A population pair up to the names of its records (issue 28: renaming record x to zz
+    in every place is the same witness): per record, its counts in P and P' and its stratum
+    and cluster, sorted."""
+    if not isinstance(pops, dict):
+        return pops
+    rows: dict[str, list[Any]] = {}
+    for side, i in (("P", 0), ("P_prime", 1)):
+        for e in pops.get(side) or ():
+            if not isinstance(e, dict):
+                return pops
+            row = rows.setdefault(str(e.get("value")), [0, 0, e.get("stratum"), e.get("cluster")])
+            row[i] += e.get("count", 1) if isinstance(e.get("count", 1), int) else 0
+    return [pops.get("relation"), sorted(rows.values(), key=lambda r: json.dumps(r))]
 
 
 @functools.lru_cache(maxsize=128)
@@ -231,7 +294,7 @@ def bound_to_claim(obj: dict[str, Any]) -> str | None:
     if claim_id.startswith("peer/"):
         if claim_id not in PEER_CLAIMS:
             return f"{claim_id!r} is not a known peer-library claim"
-        return None  # no catalogued checker to tie the bound to
+        return _peer_problem(obj)
     if claim_id.startswith("audit/"):
         # an audit's target is a number (e^ε', or δ' at e^ε'), never a formula in parameters
         c = obj.get("claimed", {})
@@ -262,6 +325,50 @@ def bound_to_claim(obj: dict[str, Any]) -> str | None:
     if binding_key(obj) not in keys:
         return (f"the bound in the file is not one the checker of {claim_id} produces "
                 "(a witness of another claim, or an edited formula)")
+    return None
+
+
+def autodp_wr_witness(n: int = 3, m: int = 2, t: Fraction = Fraction(2)) -> sampling.Witness:
+    """A replayable witness that autodp's subsample_epsdelta is unsound for sampling with
+    replacement: SRSWR(m of n), replacement neighbours, base mechanism log(t)-DP; autodp's
+    e^{ε'} = 1 + prob·(e^ε − 1) with prob = m/n (pinned here: replay derives the claimed bound
+    from it, never from the file), against the exact worst case (the engine)."""
+    pair = replace_pair(n)
+    u = pair.universe
+    design = SRSWR(m)
+    wc = worst_case_ratio(design.sample_law(pair.p, u), design.sample_law(pair.q, u),
+                          MechanismClass.pure(Relation.REPLACE, t))
+    worst = wc.worst
+    if worst.witness is None or worst.lower is None:
+        raise ValueError("no mechanism separates the pair")
+    claimed = 1 + sympy.Symbol("prob") * (sympy.exp(EPS) - 1)
+    value = 1 + Fraction(m, n) * (t - 1)
+    return sampling.Witness(
+        AUTODP_WR_CLAIM, pair, design, None, Relation.REPLACE, EpsSpec.of_t(t), Fraction(0),
+        "ratio", "forward" if worst is wc.forward else "backward", worst.witness, claimed, None,
+        {"prob": str(Fraction(m, n))},
+        f"autodp subsample_epsdelta(ε = log {t}, 0, prob = m/n = {Fraction(m, n)}): "
+        f"e^ε' = {value}",
+        f"exact worst case over all log({t})-DP base mechanisms: e^ε' = {worst.lower}",
+    )
+
+
+def _peer_problem(obj: dict[str, Any]) -> str | None:
+    """A peer witness's bound is the peer's pinned formula at the witness's own design, size
+    and ε: the witness must be the one `autodp_wr_witness` writes there (up to record names)."""
+    d = obj["design"]
+    n = sum(e["count"] for e in obj["populations"]["P"])
+    t = obj["base_mechanism_class"]["epsilon"].get("t")
+    if d.get("kind") != "srswr" or set(d) != {"kind", "m"} or t is None or not 1 <= n <= 64 \
+            or not isinstance(d["m"], int) or not 0 <= d["m"] <= 8:
+        return "not a with-replacement design (srswr, n ≤ 64, m ≤ 8, e^ε given as t)"
+    try:
+        own = autodp_wr_witness(n, d["m"], exact(t)).to_json()
+    except ValueError as exc:
+        return str(exc)
+    if binding_key(own) != binding_key(obj):
+        return ("the bound or the instance in the file is not autodp's formula at the witness's "
+                "own design and ε (edited)")
     return None
 
 

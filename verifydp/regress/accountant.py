@@ -39,7 +39,7 @@ from verifydp.regress.core import (
     check_signature,
     exact_outputs,
 )
-from verifydp.witness.regress import ACCOUNTANT_DESIGNS, accountant_pair
+from verifydp.witness.regress import ACCOUNTANT_DESIGNS, BUILDERS, MAX_STEPS, accountant_pair
 
 ARGUMENTS = ("sigma", "q", "batch_size", "n", "steps", "delta")
 REQUIRED = ("sigma", "steps", "delta")
@@ -128,7 +128,7 @@ def _judge(design: str, call: Call, names: Sequence[str], p: Point,
     truth = certified_epsilon(design, p)
     if not tol.below(value, truth.lo):
         return None
-    what = f"certified ε(δ) of {design} ({RELATIONS[design]})"
+    what = _what(design)
     problem = {"problem": "accountant", "pair": _pair_json(design, p), "steps": p.steps,
                "delta": str(Fraction(p.delta)),
                "arguments": {k: v for k, v in args.items() if k in ("steps", "delta")}}
@@ -136,6 +136,10 @@ def _judge(design: str, call: Call, names: Sequence[str], p: Point,
     return Mismatch("unsound", args, repr(raw), f"ε ∈ {truth}",
                     f"{what}: yours is {100 * short:.1f}% below its certified lower bound", "ε",
                     (float(value),), None, truth.lo, problem, what)
+
+
+def _what(design: str) -> str:
+    return f"certified ε(δ) of {design} ({RELATIONS[design]})"
 
 
 def _names(fn: Callable[..., Any], mapping: Mapping[str, str]) -> tuple[str, ...]:
@@ -220,3 +224,56 @@ def gap(report: RegressReport) -> float | None:
 
 __all__ = ["ARGUMENTS", "DEFAULT_GRID", "SIGNATURE", "certified_epsilon", "gap",
            "regress_accountant"]
+
+
+# ---------------------------------------------------------------- replay (issue 28)
+
+
+def _replay_builder(design: str) -> Callable[[Mapping[str, Any], Mapping[str, Fraction],
+                                             Mapping[str, Any]], tuple[dict[str, Any], str] | None]:
+    """The problem of an accountant witness, rebuilt from its arguments: σ, steps and δ as the
+    function received them; the pair's q (or batch size and n) must be the arguments' own
+    where the function took them. The pair's size parameters the function did not take are
+    the file's: any value is a concrete design, and the function answered without them."""
+    def build(args: Mapping[str, Any], outputs: Mapping[str, Fraction],
+              stored: Mapping[str, Any]) -> tuple[dict[str, Any], str] | None:
+        del outputs
+        unknown = set(args) - set(ARGUMENTS)
+        if unknown or not set(REQUIRED) <= set(args):
+            raise ValueError(f"an accountant witness's arguments are {', '.join(ARGUMENTS)}")
+        sigma, delta = float(args["sigma"]), float(args["delta"])
+        steps = args["steps"]
+        if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
+            raise ValueError(f"argument steps must be an integer in [1, {MAX_STEPS}]")
+        if not (0 < sigma <= 1e6 and 0 < delta < 1):
+            raise ValueError("arguments outside the domain (σ > 0, 0 < δ < 1)")
+        if not _check_pair(design, args, stored.get("pair")):
+            return None
+        return ({"problem": "accountant", "arguments": {"steps": steps, "delta": args["delta"]},
+                 "steps": steps, "delta": str(Fraction(delta)), "pair": stored["pair"]},
+                _what(design))
+    return build
+
+
+def _check_pair(design: str, args: Mapping[str, Any], pair: Any) -> bool:
+    """Whether a stored pair is the design's at the arguments the function received."""
+    if not isinstance(pair, dict) or pair.get("design") != design:
+        return False
+    if pair.get("sigma") != str(Fraction(float(args["sigma"]))):
+        return False
+    if design == "poisson":
+        if set(pair) != {"design", "sigma", "q"}:
+            return False
+        q = pair["q"]
+        return "q" not in args or float(Fraction(q)) == float(args["q"])
+    if set(pair) != {"design", "sigma", "batch", "n"}:
+        return False
+    batch, n = pair["batch"], pair["n"]
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in (batch, n)) or \
+            not 1 <= batch <= n <= 10**6:
+        return False
+    return (args.get("batch_size", batch) == batch and args.get("n", n) == n
+            and ("q" not in args or batch / n == float(args["q"])))
+
+
+BUILDERS.update({f"accountant:{d}": _replay_builder(d) for d in ACCOUNTANT_DESIGNS})

@@ -45,7 +45,7 @@ from verifydp.exact.tfunc import EPS
 from verifydp.pinq.pairs import canonical_pair
 from verifydp.population import Relation
 from verifydp.regress.core import Adapter, Mismatch, Params, Tolerance, draw, require
-from verifydp.witness.regress import truth_floor
+from verifydp.witness.regress import BUILDERS, truth_floor
 
 # ---------------------------------------------------------------- domains (with edges first:
 # hypothesis shrinks a one_of towards its first branch, so minimal witnesses use edge values)
@@ -108,6 +108,7 @@ def _paper(params: Params, names: tuple[str, ...], values: tuple[Fraction, ...],
 
 
 Truth = tuple[Fraction, dict[str, Any]]  # a certified lower bound and the problem replaying it
+RATIO_WHAT, HOCKEY_WHAT = "exact worst-case ε'", "exact worst-case δ at your ε'"
 
 
 def _unsound(params: Params, value: Fraction, truth: Truth, what: str, tol: Tolerance,
@@ -161,7 +162,7 @@ def thm22_worst(eps: float, m: int, n: int) -> Truth:
 
 def _ratio_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance,
                  truth: Truth) -> Mismatch | None:
-    return _unsound(p, out[0], truth, "exact worst-case ε'", tol)
+    return _unsound(p, out[0], truth, RATIO_WHAT, tol)
 
 
 def _thm22_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
@@ -332,7 +333,7 @@ def _must_sound(claim: str) -> Callable[[Params, tuple[Fraction, ...], Tolerance
     def judge(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
         worst = must_worst(claim, p["eps"], tuple(p["deltas"]), p["n"], p.get("b"), p["m"],
                            t_above(out[0]))
-        return _unsound(p, out[1], worst, "exact worst-case δ at your ε'", tol, "δ'")
+        return _unsound(p, out[1], worst, HOCKEY_WHAT, tol, "δ'")
     return judge
 
 
@@ -374,7 +375,7 @@ def poisson_worst(eps: float, delta: float, gamma: float, t_prime: Fraction) -> 
 
 def _poisson_sound(p: Params, out: tuple[Fraction, ...], tol: Tolerance) -> Mismatch | None:
     worst = poisson_worst(p["eps"], p["deltas"][0], p["gamma"], t_above(out[0]))
-    return _unsound(p, out[1], worst, "exact worst-case δ at your ε'", tol, "δ'")
+    return _unsound(p, out[1], worst, HOCKEY_WHAT, tol, "δ'")
 
 
 # ---------------------------------------------------------------- ebadi/bernoulli (pure Poisson)
@@ -458,3 +459,66 @@ ADAPTERS: dict[str, Adapter] = {a.claim: a for a in (
     _must("must/thm5:ww", ("n", "b", "m")),
     _must("must/thm5:ww:corrected", ("n", "b", "m")),
 )}
+
+
+# ---------------------------------------------------------------- replay (issue 28)
+
+
+def _arg(args: Mapping[str, Any], name: str, kind: type, lo: float, hi: float) -> Any:
+    """One stored argument of a witness, of the type and in the range the soundness search
+    draws it from (a file is untrusted: n = 10⁹ would enumerate a huge law)."""
+    v = args.get(name)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or \
+            (kind is int and not isinstance(v, int)):
+        raise ValueError(f"argument {name} must be {'an integer' if kind is int else 'a number'}")
+    if not lo <= v <= hi:
+        raise ValueError(f"argument {name} = {v} is outside [{lo}, {hi}]")
+    return kind(v)
+
+
+def _deltas_arg(args: Mapping[str, Any], k: int) -> tuple[float, ...]:
+    ds = args.get("deltas")
+    if not isinstance(ds, list) or not 1 <= len(ds) <= max(k, 1) + MUST_BM_MAX:
+        raise ValueError("argument deltas must be a non-empty list of numbers")
+    return tuple(_arg({"d": d}, "d", float, 0, 1) for d in ds)
+
+
+def witness_truth(claim: str, args: Mapping[str, Any], outputs: Mapping[str, Fraction]) -> Truth:
+    """The truth a soundness check of `claim` compares with at these arguments and outputs:
+    what `_*_sound` computes, rebuilt for replay."""
+    eps = _arg(args, "eps", float, 1e-12, 30.0)
+    if claim == "bun/thm2.2":
+        n = _arg(args, "n", int, 1, SOUND_N_MAX)
+        return thm22_worst(eps, _arg(args, "m", int, 0, n), n)
+    if claim in ("bun/thm4.3", "bun/thm7.2"):
+        return thm43_worst(eps, _arg(args, "r", float, 0.1, 1 - 1e-9))
+    if claim == "ebadi/bernoulli":
+        return bernoulli_worst(eps, _arg(args, "b", float, 1e-9, 1.0))
+    if "ε'" not in outputs:
+        raise ValueError("the outputs have no ε'")
+    if claim == "must/table2:poisson":
+        return poisson_worst(eps, _deltas_arg(args, 1)[0], _arg(args, "gamma", float, 1e-9, 1.0),
+                             t_above(outputs["ε'"]))
+    n = _arg(args, "n", int, 1, MUST_N_MAX)
+    m = _arg(args, "m", int, 0, MUST_BM_MAX)
+    b = _arg(args, "b", int, 1, MUST_BM_MAX) if claim.startswith("must/thm5") else None
+    return must_worst(claim, eps, _deltas_arg(args, k_max(claim, m)), n, b, m,
+                      t_above(outputs["ε'"]))
+
+
+def _builder(claim: str) -> Callable[[Mapping[str, Any], Mapping[str, Fraction],
+                                      Mapping[str, Any]], tuple[dict[str, Any], str] | None]:
+    what = RATIO_WHAT if claim.startswith(("bun/", "ebadi/")) else HOCKEY_WHAT
+
+    def build(args: Mapping[str, Any], outputs: Mapping[str, Fraction],
+              stored: Mapping[str, Any]) -> tuple[dict[str, Any], str] | None:
+        del stored  # everything follows from the arguments and the outputs
+        _, problem = witness_truth(claim, args, outputs)
+        if not problem:
+            return None
+        return {**problem, "arguments": {k: v for k, v in args.items()
+                                         if not isinstance(v, (list, tuple))}}, what
+    return build
+
+
+BUILDERS.update({claim: _builder(claim) for claim in ADAPTERS})

@@ -20,6 +20,9 @@ from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
 
+# the autodp witness and its pinned formula live in the casebook, which derives the claimed
+# bound from them on replay (issue 28); re-exported here, where the peers are
+from verifydp.casebook import AUTODP_WR_CLAIM, autodp_wr_witness  # noqa: F401
 from verifydp.regress.truth import gaussian_delta_lower, gaussian_eps_lower
 
 # ---------------------------------------------------------------- DP-SGD accountants
@@ -194,40 +197,3 @@ def generic_poisson_truth(q: Fraction, t: Fraction) -> Fraction:
         assert wc.worst.lower is not None
         best = max(best, wc.worst.lower)
     return best
-
-
-AUTODP_WR_CLAIM = "peer/autodp:subsample_epsdelta:wr"
-
-
-def autodp_wr_witness(n: int = 3, m: int = 2, t: Fraction = Fraction(2)):  # type: ignore[no-untyped-def]
-    """A replayable witness that autodp's subsample_epsdelta is unsound for sampling with
-    replacement: SRSWR(m of n), replacement neighbours, base mechanism log(t)-DP; autodp's
-    e^{ε'} = 1 + prob·(e^ε − 1) with prob = m/n, against the exact worst case (the engine)."""
-    import sympy
-
-    from verifydp.claims.bun.amplification import replace_pair
-    from verifydp.designs import SRSWR
-    from verifydp.epsilon import EpsSpec
-    from verifydp.exact.tfunc import EPS
-    from verifydp.population import Relation
-    from verifydp.witness import Witness
-    from verifydp.worstcase import MechanismClass, worst_case_ratio
-
-    pair = replace_pair(n)
-    u = pair.universe
-    design = SRSWR(m)
-    wc = worst_case_ratio(design.sample_law(pair.p, u), design.sample_law(pair.q, u),
-                          MechanismClass.pure(Relation.REPLACE, t))
-    worst = wc.worst
-    assert worst.witness is not None and worst.lower is not None
-    prob = sympy.Symbol("prob")
-    claimed = 1 + prob * (sympy.exp(EPS) - 1)
-    value = 1 + Fraction(m, n) * (t - 1)
-    return Witness(
-        AUTODP_WR_CLAIM, pair, design, None, Relation.REPLACE, EpsSpec.of_t(t), Fraction(0),
-        "ratio", "forward" if worst is wc.forward else "backward", worst.witness, claimed, None,
-        {"prob": str(Fraction(m, n))},
-        f"autodp subsample_epsdelta(ε = log {t}, 0, prob = m/n = {Fraction(m, n)}): "
-        f"e^ε' = {value}",
-        f"exact worst case over all log({t})-DP base mechanisms: e^ε' = {worst.lower}",
-    )

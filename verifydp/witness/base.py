@@ -25,6 +25,7 @@ from verifydp.epsilon import EpsSpec
 from verifydp.exact.dist import FiniteDist
 from verifydp.exact.loss import privacy_loss
 from verifydp.population import PopulationPair, Relation
+from verifydp.witness import schema as sch
 from verifydp.witness.companion import ClaimAbout, companion_markdown, dataset_tables
 from verifydp.witness.text import (
     LIMITS,
@@ -82,7 +83,7 @@ class Witness:
                 "universe": [rt.to_json() for rt in self.pair.universe],
                 **acc.to_json(),
             },
-            "event": "mechanism outputs 1",
+            "event": EVENT,
             "probabilities": {"P": str(acc.pr_p), "P_prime": str(acc.pr_q)},
             "claimed": {
                 "expression": readable(self.claimed_expr),
@@ -99,15 +100,17 @@ class Witness:
             },
             "actual": {
                 "value": self.actual_text,
-                "certified_by": (
-                    "exact rational arithmetic: acceptance table re-checked against every DP "
-                    "constraint at a rational t <= e^eps; probabilities computed exactly; "
-                    "claimed value bracketed with mpmath interval arithmetic"
-                ),
+                "certified_by": CERTIFIED_BY,
             },
         } | origin(self.found_at)
 
 
+CERTIFIED_BY = (
+    "exact rational arithmetic: acceptance table re-checked against every DP constraint at a "
+    "rational t <= e^eps; probabilities computed exactly; claimed value bracketed with mpmath "
+    "interval arithmetic"
+)
+EVENT = "mechanism outputs 1"
 ABOUT_ADD_REMOVE = (
     "outputs 1 with the probability listed for the sample's count vector (0 where unlisted); "
     "a sample holding more or fewer copies of a value than any sample of P or P' can is "
@@ -118,6 +121,33 @@ ABOUT_REPLACE = (
     "outputs 1 with the probability listed for the sample's count vector (0 where unlisted); "
     "exactly (t, delta)-DP for every pair of count vectors differing by one replaced record"
 )
+
+# the shape of a sampling witness (`verifydp.witness.schema`), checked before replay
+SCHEMA = {
+    "claim": sch.text(sch.MAX_ID), "tool": sch.text(200),
+    "populations": sch.POPULATIONS, "design": sch.design,
+    "design_prime": sch.nullable(sch.design),
+    "base_mechanism_class": {"relation": sch.RELATION, "epsilon": sch.epsilon,
+                             "delta": sch.rational(0, 1)},
+    "quantity": sch.one_of("ratio", "hockey", "lower"),
+    "direction": sch.one_of("forward", "backward"),
+    "mechanism": {
+        "kind": sch.text(equal="acceptance-table"),
+        "about": sch.one_of(ABOUT_ADD_REMOVE, ABOUT_REPLACE),
+        "universe": [sch.RECORD], "t": sch.rational(1, 10**6), "delta": sch.rational(0, 1),
+        "symmetry?": [[sch.integer(0, sch.MAX_SIZE)]],
+        "table": [{"counts": [sch.integer(0, sch.MAX_SIZE)], "accept": sch.rational(0, 1)}],
+        "pr_P?": sch.rational(0, 1), "pr_P_prime?": sch.rational(0, 1)},
+    "event": sch.text(equal=EVENT),
+    "probabilities": {"P": sch.rational(0, 1), "P_prime": sch.rational(0, 1)},
+    "claimed": {"expression": sch.text(), "srepr": sch.text(LIMITS["formula characters"]),
+                "t_prime_expression?": sch.nullable(sch.text()),
+                "t_prime_srepr?": sch.nullable(sch.text(LIMITS["formula characters"])),
+                "params": sch.mapping(sch.text(sch.MAX_ID), sch.rational()),
+                "derived_by?": sch.nullable(sch.text(sch.MAX_ID)), "value": sch.text()},
+    "actual": {"value": sch.text(), "certified_by": sch.text(equal=CERTIFIED_BY)},
+}
+
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -154,8 +184,11 @@ def witness_order(obj: dict[str, Any]) -> tuple[int, int, str]:
     """The order in which witnesses of one claim are preferred (smallest first): records,
     then the length of the stored numbers (so t = 2 beats t = 6 at the same size, as
     hypothesis's shrinker would have it), then the text itself, so that the order is total
-    and two runs agree on which witness to keep."""
-    text = json.dumps({k: v for k, v in obj.items() if k not in ("tool", "note")},
+    and two runs agree on which witness to keep. Provenance (`tool`, `note`, the hunt's
+    `found_at`) is not compared: a hunt's minimal witness carries `found_at`, so the check's
+    equally small witness of the other orientation used to replace it (issue 27: `check
+    --all` rewrote committed witnesses)."""
+    text = json.dumps({k: v for k, v in obj.items() if k not in ("tool", "note", "found_at")},
                       sort_keys=True, ensure_ascii=False)
     return witness_size(obj), len(text), text
 
@@ -245,6 +278,21 @@ def replay_json(obj: dict[str, Any],
     design = Design.from_json(obj["design"])
     design_q = Design.from_json(obj["design_prime"]) if obj.get("design_prime") else design
     universe = pair.universe
+    mech = obj["mechanism"]
+    # the table's count vectors are over the stored universe; a record renamed in every place
+    # may sort elsewhere, so the columns are matched by record, not by position
+    want = [json.dumps(rt.to_json(), sort_keys=True) for rt in universe]
+    have = [json.dumps(r, sort_keys=True) for r in mech["universe"]]
+    if sorted(have) != sorted(want) or len(set(have)) != len(have):
+        raise ValueError("mechanism.universe is not the records of P and P'")
+    column = [have.index(w) for w in want]  # stored column of each universe record
+    moved = {have.index(w): i for i, w in enumerate(want)}  # stored index → universe index
+    sch.lengths_equal((row["counts"] for row in mech["table"]), len(universe),
+                      "mechanism.table counts")
+    if mech["about"] != (ABOUT_ADD_REMOVE if Relation.parse(obj["base_mechanism_class"]
+                                                            ["relation"]) is Relation.ADD_REMOVE
+                         else ABOUT_REPLACE):
+        raise ValueError("mechanism.about does not describe the class's relation")
     law_p = design.sample_law(pair.p, universe)
     law_q = design_q.sample_law(pair.q, universe)
     if obj["direction"] not in ("forward", "backward"):
@@ -255,7 +303,6 @@ def replay_json(obj: dict[str, Any],
     relation = Relation.parse(base["relation"])
     eps = EpsSpec.from_json(base["epsilon"])
     delta = exact(base["delta"])
-    mech = obj["mechanism"]
     t_w = exact(mech["t"])
     if exact(mech["delta"]) != delta:
         return ReplayReport(False, (*lines, "NOT confirmed: witness delta differs from the "
@@ -264,13 +311,14 @@ def replay_json(obj: dict[str, Any],
     if t_w > t_lo:
         return ReplayReport(False, (*lines, f"NOT confirmed: witness t = {t_w} is not certified "
                                             f"≤ e^ε ({eps})"))
-    classes = tuple(tuple(int(i) for i in c) for c in mech.get("symmetry", []))
+    classes = tuple(tuple(moved[int(i)] if int(i) in moved else int(i) for i in c)
+                    for c in mech.get("symmetry", []))
     law_p, law_q = symmetrise(law_p, classes), symmetrise(law_q, classes)  # checked exactly
     region = region_for(law_p, law_q, relation, classes=classes)
     idx = region.index()
     f = [Fraction(0)] * len(region.points)
     for row in mech["table"]:
-        key = tuple(int(v) for v in row["counts"])
+        key = tuple(int(row["counts"][j]) for j in column)
         if key not in idx:
             return ReplayReport(False, (*lines, f"NOT confirmed: table point {key} is not in "
                                                 "the LP region"))

@@ -24,6 +24,7 @@ from verifydp import __version__
 from verifydp.designs.base import Design
 from verifydp.exact.interval import Bracket
 from verifydp.population import Population, RecordType
+from verifydp.witness import schema as sch
 from verifydp.witness.base import ReplayReport
 
 KIND = "gaussian-sum"
@@ -31,6 +32,31 @@ KIND = "gaussian-sum"
 Values = tuple[tuple[Fraction, int], ...]  # (clipped contribution, number of records)
 Mixture = tuple[tuple[Fraction, Fraction], ...]  # (mean of the sum, probability)
 Divergence = Callable[[Mixture, Mixture, Fraction, Fraction], Bracket]
+# the claim's own pair as datasets of n records with contributions in [−C, C] (None: the
+# claim is not one about a Gaussian sum's worst pair); supplied by the casebook
+ClaimedPair = Callable[[str, int, Fraction], "tuple[Values, Values] | None"]
+
+MAX_N = 200  # the sum's law is enumerated over the design's count vectors
+ABOUT = ("releases Σ_j K_j v_j + N(0, σ²), K_j the copies of record j (contribution v_j) in "
+         "the design's sample")
+QUANTITY = "hockey-stick δ(ε), max of both directions"
+CERTIFIED_BY = "exact sample law; Descartes root isolation and rigorous erfc (interval arithmetic)"
+_VALUES = [{"value": sch.rational(-10**6, 10**6, ints=False), "count": sch.integer(0, MAX_N)}]
+_BRACKET = {"value": sch.text(200), "bracket": {"lo": sch.rational(0, 1, ints=False),
+                                                "hi": sch.rational(0, 1, ints=False)}}
+
+# the shape of a gaussian-sum witness (`verifydp.witness.schema`), checked before replay
+SCHEMA = {
+    "claim": sch.text(sch.MAX_ID), "tool": sch.text(200), "design": sch.design,
+    "n": sch.integer(1, MAX_N), "clip": sch.rational(0, 10**6, open_lo=True, ints=False),
+    "sigma": sch.rational(0, 10**6, open_lo=True, ints=False),
+    "epsilon": sch.rational(0, 50, ints=False),
+    "mechanism": {"kind": sch.text(equal=KIND), "about": sch.text(equal=ABOUT)},
+    "populations": {"P": _VALUES, "P_prime": _VALUES},
+    "claimed_pair": {"P": _VALUES, "P_prime": _VALUES},
+    "quantity": sch.text(equal=QUANTITY),
+    "claimed": _BRACKET, "actual": {**_BRACKET, "certified_by": sch.text(equal=CERTIFIED_BY)},
+}
 
 
 def _population(values: Values) -> Population:
@@ -65,6 +91,14 @@ def _values_json(values: Values) -> list[dict[str, Any]]:
 
 def _values_from(obj: list[dict[str, Any]]) -> Values:
     return tuple((Fraction(e["value"]), int(e["count"])) for e in obj)
+
+
+def _multiset(values: Values) -> tuple[tuple[Fraction, int], ...]:
+    """A dataset as a multiset of contributions (order and zero counts do not matter)."""
+    acc: dict[Fraction, int] = {}
+    for v, k in values:
+        acc[v] = acc.get(v, 0) + k
+    return tuple(sorted((v, k) for v, k in acc.items() if k))
 
 
 def _neighbours_problem(p: Values, q: Values, n: int, clip: Fraction) -> str | None:
@@ -112,20 +146,17 @@ class GaussianSumWitness:
             "clip": str(self.clip),
             "sigma": str(self.sigma),
             "epsilon": str(self.epsilon),
-            "mechanism": {"kind": KIND,
-                          "about": "releases Σ_j K_j v_j + N(0, σ²), K_j the copies of "
-                                   "record j (contribution v_j) in the design's sample"},
+            "mechanism": {"kind": KIND, "about": ABOUT},
             "populations": {"P": _values_json(self.p_values),
                             "P_prime": _values_json(self.q_values)},
             "claimed_pair": {"P": _values_json(self.claimed_p),
                              "P_prime": _values_json(self.claimed_q)},
-            "quantity": "hockey-stick δ(ε), max of both directions",
+            "quantity": QUANTITY,
             "claimed": {"value": str(self.claimed_delta),
                         "bracket": self.claimed_delta.to_json()},
             "actual": {"value": str(self.actual_delta),
                        "bracket": self.actual_delta.to_json(),
-                       "certified_by": "exact sample law; Descartes root isolation and "
-                                       "rigorous erfc (interval arithmetic)"},
+                       "certified_by": CERTIFIED_BY},
         }
 
     def csv_text(self) -> str:
@@ -139,17 +170,29 @@ class GaussianSumWitness:
         return buf.getvalue()
 
 
-def replay_json(obj: dict[str, Any], div: Divergence) -> ReplayReport:
-    """Re-verify from the stored datasets: neighbours, clipping, laws, both divergences."""
+def replay_json(obj: dict[str, Any], div: Divergence, claimed_pair: ClaimedPair) -> ReplayReport:
+    """Re-verify from the stored datasets: neighbours, clipping, laws, both divergences.
+
+    The pair the realisable one is compared with is the claim's own (`claimed_pair`, from the
+    claim id), never the file's: a file may only restate it. The stored brackets are shown,
+    so they must be the recomputed ones."""
     lines = [f"claim {obj['claim']}"]
     design = Design.from_json(obj["design"])
     n, clip = int(obj["n"]), Fraction(obj["clip"])
     sigma, eps = Fraction(obj["sigma"]), Fraction(obj["epsilon"])
-    if sigma <= 0 or eps < 0:
-        return ReplayReport(False, (*lines, "σ must be positive and ε non-negative"))
+    own = claimed_pair(obj["claim"], n, clip)
+    if own is None:
+        return ReplayReport(False, (*lines, f"NOT confirmed: {obj['claim']} is not a claim "
+                                            "about the worst pair of a Gaussian sum"))
+    stored = (_values_from(obj["claimed_pair"]["P"]), _values_from(obj["claimed_pair"]["P_prime"]))
+    if tuple(map(_multiset, stored)) != tuple(map(_multiset, own)):
+        return ReplayReport(False, (*lines, f"NOT confirmed: the stored claimed pair is not "
+                                            f"the pair {obj['claim']} states at n = {n}, "
+                                            f"C = {clip}"))
     pairs = {}
     for key, label in (("populations", "realisable pair"), ("claimed_pair", "claimed pair")):
-        p, q = _values_from(obj[key]["P"]), _values_from(obj[key]["P_prime"])
+        p, q = (_values_from(obj[key]["P"]), _values_from(obj[key]["P_prime"])) \
+            if key == "populations" else own
         problem = _neighbours_problem(p, q, n, clip)
         if problem:
             return ReplayReport(False, (*lines, f"{label}: {problem}"))
@@ -159,6 +202,15 @@ def replay_json(obj: dict[str, Any], div: Divergence) -> ReplayReport:
     claimed = both_directions(div, *sum_laws(design, *pairs["claimed_pair"]), sigma, eps)
     lines.append(f"δ(ε = {eps}) at σ = {sigma}, {design.to_json()}: realisable pair {actual}; "
                  f"claimed worst pair {claimed}")
+    for name, br in (("claimed", claimed), ("actual", actual)):
+        # the checker brackets the same δ along another path (the law of K, not of the sum),
+        # so the ends may differ past the shown digits: the shown text must be the recomputed
+        # one, and the stored bracket must print as it and overlap the recomputed one
+        stored_br = Bracket.from_json(obj[name]["bracket"])
+        if obj[name]["value"] != str(br) or str(stored_br) != str(br) \
+                or stored_br.lo > br.hi or stored_br.hi < br.lo:
+            return ReplayReport(False, (*lines, f"NOT confirmed: the stored {name} δ is not "
+                                                f"the recomputed {br} (the file was edited)"))
     ok = actual.lo > claimed.hi
     lines.append("CONFIRMED: the realisable pair has the larger δ" if ok else "NOT confirmed")
     return ReplayReport(ok, tuple(lines))

@@ -14,6 +14,7 @@ from typing import Any
 
 from verifydp import __version__
 from verifydp.designs.base import Design
+from verifydp.witness import schema as sch
 from verifydp.witness.base import ReplayReport
 from verifydp.witness.text import WitnessLimitError, exact, origin
 from verifydp.worstcase.group import (
@@ -27,6 +28,19 @@ from verifydp.worstcase.group import (
 
 KIND = "group-profile"
 MAX_N, MAX_M = 64, 12  # the orbit LP grows as the partitions of m: keep replay bounded
+QUANTITY = "hockey (group profile)"
+POPULATIONS = "P = {x, c1, …, c_{n−1}}, P' = {x', c1, …, c_{n−1}} (see the CSV)"
+
+# the shape of a group-profile witness (`verifydp.witness.schema`), checked before replay
+SCHEMA = {
+    "claim": sch.text(sch.MAX_ID), "tool": sch.text(200), "design": sch.design,
+    "n": sch.integer(1, MAX_N), "m": sch.integer(0, MAX_M),
+    "class": {"t": sch.rational(1, 10**6), "deltas": [sch.rational(0, 1)]},
+    "t_prime": sch.rational(0, 10**6), "quantity": sch.text(equal=QUANTITY),
+    "claimed": {"value": sch.rational(-1, 1)}, "actual": {"value": sch.rational(-10**6, 1)},
+    "mechanism": [{"orbit": [sch.anything], "accept": sch.rational(0, 1)}],
+    "populations": sch.text(equal=POPULATIONS),
+}
 
 
 @dataclass(frozen=True)
@@ -52,12 +66,12 @@ class GroupWitness:
             "m": self.m,
             "class": {"t": str(self.mclass.t), "deltas": [str(d) for d in self.mclass.deltas]},
             "t_prime": str(self.t_prime),
-            "quantity": "hockey (group profile)",
+            "quantity": QUANTITY,
             "claimed": {"value": str(self.claimed)},
             "actual": {"value": str(self.actual)},
             "mechanism": [{"orbit": [o[0], o[1], list(o[2])], "accept": str(v)}
                           for o, v in self.table if v],
-            "populations": "P = {x, c1, …, c_{n−1}}, P' = {x', c1, …, c_{n−1}} (see the CSV)",
+            "populations": POPULATIONS,
         } | origin(self.found_at)
 
 
@@ -76,7 +90,13 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
     idx = {o: i for i, o in enumerate(orbits)}
     f = [Fraction(0)] * len(orbits)
     for row in obj["mechanism"]:
-        o = (int(row["orbit"][0]), int(row["orbit"][1]), tuple(int(c) for c in row["orbit"][2]))
+        sch.validate(row["orbit"], [sch.anything], "mechanism orbit")
+        if (len(row["orbit"]) != 3 or any(isinstance(c, bool) or not isinstance(c, int)
+                                           for c in (row["orbit"][0], row["orbit"][1],
+                                                     *(row["orbit"][2] if isinstance(
+                                                         row["orbit"][2], list) else [None])))):
+            raise sch.SchemaError("a mechanism orbit is [integer, integer, [integers]]")
+        o = (row["orbit"][0], row["orbit"][1], tuple(row["orbit"][2]))
         if o not in idx:
             return ReplayReport(False, (*lines, f"orbit {o} is not a size-{m} multiset orbit"))
         f[idx[o]] = exact(row["accept"])
@@ -93,6 +113,10 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
     pr_p = sum((pr * f[idx[o]] for o, pr in wp.items()), Fraction(0))
     pr_q = sum((pr * f[idx[o]] for o, pr in wq.items()), Fraction(0))
     value = pr_p - t_prime * pr_q
+    if exact(obj["actual"]["value"]) != value:  # shown, so it must be the recomputed one
+        return ReplayReport(False, (*lines, f"NOT confirmed: the stored actual δ' "
+                                            f"{obj['actual']['value']} is not the recomputed "
+                                            f"{value} (the file was edited)"))
     ok = value > claimed
     lines.append(f"Pr[accept|P] − t'·Pr[accept|P'] = {value} ≈ {float(value):.6g} "
                  f"vs claimed δ' = {claimed} ≈ {float(claimed):.6g} (t' = {t_prime})")

@@ -17,8 +17,33 @@ from dataclasses import dataclass
 from typing import Any
 
 from verifydp import __version__
+from verifydp.witness import schema as sch
 
 KIND = "instance"
+
+
+def _param(value: Any, where: str) -> None:
+    """A parameter of an instance: a bounded number, a short string, or a short list or
+    object of them (tuples became lists in JSON)."""
+    if isinstance(value, dict):
+        sch.mapping(sch.text(sch.MAX_ID), _param)(value, where)
+    elif isinstance(value, list):
+        sch.validate(value, [_param], where)
+    elif isinstance(value, str):
+        sch.text(sch.MAX_ID)(value, where)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        sch.integer(-(10**12), 10**12)(value, where)
+    elif not (value is None or isinstance(value, (bool, float))):
+        raise sch.SchemaError(f"{where} is not a parameter value")
+
+
+# the shape of an instance witness (`verifydp.witness.schema`), checked before replay
+SCHEMA = {
+    "kind": sch.text(equal=KIND), "claim": sch.text(sch.MAX_ID), "tool": sch.text(200),
+    "statement": sch.text(), "params": sch.mapping(sch.text(sch.MAX_ID), _param),
+    "quantity": sch.text(), "claimed": {"value": sch.text()}, "actual": {"value": sch.text()},
+    "note": sch.text(),
+}
 
 
 def normal_params(params: dict[str, Any]) -> str:

@@ -22,6 +22,7 @@ from verifydp.exact.tfunc import EPS
 from verifydp.pinq.loss import exact_loss, loss_multiple
 from verifydp.pinq.plan import Dataset, Plan, charge, neighbours
 from verifydp.population import Population
+from verifydp.witness import schema as sch
 from verifydp.witness.base import ReplayReport
 from verifydp.witness.text import (
     LIMITS,
@@ -39,6 +40,35 @@ NOISE = (
     "each aggregation adds two-sided geometric noise Pr[Z=z] ∝ u^(-|z|), u = t^eps, to a "
     "count or a sum of weights in {-1,0,1}: exactly (eps·ε)-DP (discrete Laplace)"
 )
+CERTIFIED_BY = ("exact rational output laws of the plan on both datasets; max-divergence over "
+                "all output events, both directions")
+
+
+def _node(value: Any, where: str) -> None:
+    """A plan node: an operation, earlier nodes as arguments, bounded parameters (take n = −1
+    once sliced from the end; an eps multiple of 10⁹ once built a huge law)."""
+    sch.validate(value, {"op": sch.text(sch.MAX_ID), "args?": [sch.integer(0, MAX_NODES)],
+                         "n?": sch.integer(0, sch.MAX_SIZE), "eps?": sch.integer(1, 64),
+                         "weights?": sch.mapping(sch.text(sch.MAX_ID), sch.one_of(-1, 0, 1)),
+                         "design?": sch.design, "values?": [sch.text(sch.MAX_ID)],
+                         "value?": sch.text(sch.MAX_ID), "key?": sch.text(sch.MAX_ID)}, where)
+    for k, v in value.items():
+        if k not in ("op", "args", "n", "eps", "weights", "design", "values", "value", "key"):
+            sch.validate(v, sch.anything if isinstance(v, (str, bool)) else sch.integer(0, 1),
+                         f"{where}.{k}")
+
+
+# the shape of a pinq-plan witness (`verifydp.witness.schema`), checked before replay
+SCHEMA = {
+    "claim": sch.text(sch.MAX_ID), "tool": sch.text(200), "quantity": sch.text(sch.MAX_ID),
+    "plan": [_node], "datasets": {"D": [sch.text(sch.MAX_ID)], "D_prime": [sch.text(sch.MAX_ID)]},
+    "populations": {"P": [sch.COUNTED], "P_prime": [sch.COUNTED]},
+    "t": sch.rational(1, 10**6, open_lo=True), "noise": sch.text(equal=NOISE),
+    "claimed": {"value": sch.text(), "source": sch.one_of("pinq-charge", "printed"),
+                "expression?": sch.text(), "srepr?": sch.text(LIMITS["formula characters"]),
+                "params?": sch.mapping(sch.text(sch.MAX_ID), sch.rational())},
+    "actual": {"value": sch.text(), "certified_by": sch.text(equal=CERTIFIED_BY)},
+}
 
 
 @dataclass(frozen=True)
@@ -78,8 +108,7 @@ class PinqWitness:
             "claimed": claimed,
             "actual": {
                 "value": self.actual_text,
-                "certified_by": "exact rational output laws of the plan on both datasets; "
-                                "max-divergence over all output events, both directions",
+                "certified_by": CERTIFIED_BY,
             },
         } | origin(self.found_at)
 

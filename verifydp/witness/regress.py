@@ -21,8 +21,9 @@ value lies strictly below it; none of the stored numbers is trusted. Problem kin
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
@@ -39,6 +40,7 @@ from verifydp.accounting import (
 from verifydp.designs.base import Design
 from verifydp.exact.special import exp_bracket, log_bracket
 from verifydp.population import PopulationPair, Relation
+from verifydp.witness import schema as sch
 from verifydp.witness.base import ReplayReport
 from verifydp.worstcase import MechanismClass, worst_case_ratio
 from verifydp.worstcase.engine import worst_case_hockey
@@ -47,6 +49,50 @@ from verifydp.worstcase.group import GroupProfileClass, group_worst_hockey
 KIND = "regress"
 PROBLEMS = ("ratio", "hockey", "group", "accountant")
 ACCOUNTANT_DESIGNS = ("poisson", "fixed-size", "with-replacement")
+MAX_STEPS = 100_000  # compositions beyond this are refused (regress and replay alike)
+
+# The truth problem of each regress target at given arguments and outputs, keyed by the
+# witness's claim ("bun/thm2.2", "accountant:poisson", …): `verifydp.regress` registers them
+# when imported (it sits above this layer). Replay rebuilds the problem from the stored
+# arguments and refuses a file whose stored problem differs (issue 28: arguments changed "in
+# both places" replayed against a problem that was about other arguments). A builder raises
+# ValueError for arguments outside its domain; it returns the problem and the words for its
+# bound that the witness's quantity shows, or None when there is nothing to undercut.
+# (The stored problem is passed too: an accountant's pair may hold sizes the function did
+# not take, and the builder checks them against the arguments it did take.)
+ProblemBuilder = Callable[[Mapping[str, Any], Mapping[str, Fraction], Mapping[str, Any]],
+                          "tuple[dict[str, Any], str] | None"]
+BUILDERS: dict[str, ProblemBuilder] = {}
+
+
+def _finite(value: Any, where: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise sch.SchemaError(f"{where} must be a finite number")
+
+
+def _argument(value: Any, where: str) -> None:
+    """A function argument: a finite number (bounded integers), or a short list of them."""
+    if isinstance(value, list):
+        if len(value) > 64:
+            raise sch.SchemaError(f"{where} has more than 64 entries")
+        for i, v in enumerate(value):
+            _finite(v, f"{where}[{i}]")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        sch.integer(-(10**9), 10**9)(value, where)
+    else:
+        _finite(value, where)
+
+
+# the shape of a regress witness (`verifydp.witness.schema`), checked before replay
+SCHEMA = {
+    "kind": sch.text(equal=KIND), "claim": sch.text(sch.MAX_ID), "tool": sch.text(200),
+    "function": sch.text(1000), "arguments": sch.mapping(sch.text(sch.MAX_ID), _argument),
+    "outputs": sch.mapping(sch.text(sch.MAX_ID), {"float": _finite, "hex": sch.text(40)}),
+    "output": sch.text(sch.MAX_ID), "problem": sch.mapping(sch.text(sch.MAX_ID), sch.anything),
+    "quantity": sch.text(), "claimed": {"value": sch.text(100)},
+    "actual": {"value": sch.text(1000), "float": _finite},
+    "mapping?": sch.mapping(sch.text(sch.MAX_ID), sch.text(sch.MAX_ID)),
+}
 
 
 def accountant_pair(design: str, sigma: Fraction, q: Fraction | None = None,
@@ -113,6 +159,8 @@ def truth_floor(problem: Mapping[str, Any]) -> tuple[Fraction, str]:
                                Fraction(problem["t_prime"]))
         return g.lower, "exact worst-case δ at e^ε' ≤ t' (every base mechanism with that profile)"
     if kind == "accountant":
+        if not 1 <= int(problem["steps"]) <= MAX_STEPS:
+            raise ValueError(f"steps must be in [1, {MAX_STEPS}]")
         b = compose(_pair_of(problem["pair"]), int(problem["steps"]),
                     delta=Fraction(problem["delta"]))
         return b.lo, "certified lower bound of ε(δ) after composition"
@@ -171,23 +219,47 @@ class RegressWitness:
 
 
 def replay_json(obj: dict[str, Any]) -> ReplayReport:
-    """Recompute the certified lower bound from the stored problem and confirm when the stored
-    output of the function lies strictly below it."""
+    """Rebuild the truth problem from the stored arguments (`BUILDERS`), recompute its
+    certified lower bound and confirm when the stored output of the function lies strictly
+    below it. Every other stored number (the problem, the bound, the claimed and actual texts)
+    must be the recomputed one."""
+    extra = set(obj) - {"kind", "claim", "tool", "function", "arguments", "outputs", "output",
+                        "problem", "quantity", "claimed", "actual", "mapping"}
+    if extra:
+        raise ValueError(f"not a verifydp regress witness: unexpected {', '.join(sorted(extra))}")
     lines = [f"claim {obj['claim']}: {obj['function']} at "
              + ", ".join(f"{k}={v!r}" for k, v in obj["arguments"].items())]
-    values = {k: Fraction(float.fromhex(v["hex"])) for k, v in obj["outputs"].items()}
+    values: dict[str, Fraction] = {}
     for k, v in obj["outputs"].items():
-        if not math.isclose(float.fromhex(v["hex"]), float(v["float"]), rel_tol=0, abs_tol=0):
+        try:
+            x = float.fromhex(v["hex"])
+        except (ValueError, OverflowError):
+            raise ValueError(f"outputs.{k}.hex is not a float in hex") from None
+        if not math.isfinite(x) or x != float(v["float"]):
             return ReplayReport(False, (*lines, f"output {k}: hex and decimal disagree"))
-    problem = obj["problem"]
+        values[k] = Fraction(x)
+    output = obj["output"]
+    if output not in values:
+        raise ValueError(f"output {output!r} is not among the stored outputs")
+    builder = BUILDERS.get(obj["claim"])
+    if builder is None:
+        raise ValueError(f"{obj['claim']!r} is not a regress target (known: "
+                         f"{', '.join(sorted(BUILDERS)) or 'none loaded'})")
+    built = builder(obj["arguments"], values, obj["problem"])
+    if built is None or _canonical(built[0]) != _canonical(obj["problem"]):
+        return ReplayReport(False, (*lines, "NOT confirmed: the stored problem is not the one "
+                                            "at the stored arguments and outputs (edited)"))
+    problem, label = built
     bad = _side_conditions(problem, obj["arguments"], values)
     if bad is not None:
         return ReplayReport(False, (*lines, f"NOT confirmed: {bad}"))
-    bad = _tied_arguments(problem, obj["arguments"])
-    if bad is not None:
-        return ReplayReport(False, (*lines, f"NOT confirmed: {bad}"))
-    output = obj["output"]
     floor, what = truth_floor(problem)
+    shown = {"quantity": f"{output} (lower bound: {label})",
+             "claimed": {"value": repr(float(values[output]))},
+             "actual": {"value": f"≥ {floor}", "float": float(floor)}}
+    if any(obj[k] != v for k, v in shown.items()):
+        return ReplayReport(False, (*lines, "NOT confirmed: the stored quantity, claimed or "
+                                            "actual value is not the recomputed one (edited)"))
     value = values[output]
     ok = value < floor
     lines.append(f"the function's {output} = {float(value)!r} (exact {value})")
@@ -197,14 +269,9 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
     return ReplayReport(ok, tuple(lines))
 
 
-def _tied_arguments(problem: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
-    """The problem must be about the stored arguments (a problem swapped in from another
-    witness must not replay): every argument it names must match. None when all do."""
-    for k, v in problem.get("arguments", {}).items():
-        if k not in args or str(args[k]) != str(v):
-            return f"the problem is about {k} = {v}, the arguments say {args.get(k)!r}"
-    return None
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, default=str)
 
 
-__all__ = ["ACCOUNTANT_DESIGNS", "KIND", "PROBLEMS", "RegressWitness", "accountant_pair",
-           "replay_json", "truth_floor"]
+__all__ = ["ACCOUNTANT_DESIGNS", "BUILDERS", "KIND", "MAX_STEPS", "PROBLEMS", "SCHEMA",
+           "RegressWitness", "accountant_pair", "replay_json", "truth_floor"]

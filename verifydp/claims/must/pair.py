@@ -357,6 +357,20 @@ def _instances(budget: Budget, claimed: Pair2, others: tuple[Fraction, ...], mix
                                          note="brackets overlap")
 
 
+def claimed_datasets(claim_id: str, n: int, clip: Fraction
+                     ) -> tuple[tuple[tuple[Fraction, int], ...], tuple[tuple[Fraction, int], ...]] | None:
+    """The pair a claim of this module states, as two datasets of n records with
+    contributions in [−clip, clip] (what `_witness` stores; replay derives it from the claim
+    id, issue 28); None for any other claim."""
+    if claim_id == CORRECTED_ID:
+        rest = ((-clip, n - 1),)
+        return ((clip, 1), *rest), ((-clip, 1), *rest)
+    if claim_id == CLAIM_ID:
+        x, xp = (v * clip / C for v in PRINTED_PAIR)
+        return ((x, 1), (Fraction(0), n - 1)), ((xp, 1), (Fraction(0), n - 1))
+    return None
+
+
 def _witness(scheme: str, n: int, b: int | None, m: int, sigma: Fraction, eps: Fraction,
              cfg: Config, claimed: Pair2, claimed_delta: Bracket,
              actual: Bracket, corrected: bool = False) -> GaussianSumWitness:
