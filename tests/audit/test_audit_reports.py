@@ -92,8 +92,15 @@ def test_wide_brackets_are_inconclusive_with_the_reason() -> None:
 
 def test_report_headline_and_labels(poisson: Report) -> None:
     assert [p.eps_text for p in poisson.points] == ["1", "0.25", "0.5", "2"]
-    assert poisson.headline().startswith(
-        "unnamed design: amplifies at every ε of the grid (0.25 to 2)")
+    # full size first (issue 27): the exact answer at the file's N leads, the grid follows
+    head = poisson.headline()
+    assert head.startswith("unnamed design: at full size (N = 1000): ε' = 0.158565")
+    assert "over the ε grid on a scaled instance: amplifies at every ε of the grid (0.25 to 2)" \
+        in head
+    fs = poisson.to_json()["full_size"]
+    assert fs["quantity"] == "ratio" and fs["complete"] and fs["verdict"] == "met"
+    assert set(fs["eps_prime"]) == {"lo", "hi", "lo_float", "hi_float"}
+    assert abs(fs["eps_prime"]["lo_float"] - 0.1585650787) < 1e-9
     assert [g["eps"] for g in poisson.to_json()["exact"]["grid"]] == ["1", "0.25", "0.5", "2"]
     for p in poisson.points:  # solved at the rigorous bracket of e^ε, not at a nearby t
         lo, hi = brackets_for_eps(p.eps)  # type: ignore[arg-type]
@@ -208,8 +215,12 @@ def test_the_python_api_gives_the_deployment_answer_as_the_cli_does(capsys: Any)
     assert report.to_json()["deployment"] == dep.to_json()
     report.render()
     out = capsys.readouterr().out
-    assert out.startswith("deployment: ε at δ = 1e-06 after 20 releases")
-    assert "dominating pair: fixed size m = 10" in out
+    # the deployment's verdict leads (issue 27), the single release follows under its heading
+    head, _, rest = out.partition("SINGLE RELEASE")
+    assert "DEPLOYMENT VERDICT: ε ∈ [0.678" in head and "after 20 releases" in head
+    assert "dominating pair: fixed size m = 10" in head
+    assert "single-release target" in rest and "met" not in head
+    assert report.headline().startswith("unnamed design: ε ∈ [0.678")
     assert "after 20 releases" in render_html(report)
     assert audit(DEPLOYED, grid=False, deployment=False).deployment is None
 

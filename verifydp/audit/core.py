@@ -451,7 +451,7 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
     t_lo, t_hi = coarse_bracket(eps)
     main: ExactPoint | None = None
     points: list[ExactPoint] = []
-    notes: list[str] = [full_size.text()]
+    notes: list[str] = []  # the full-size answer is the report's own table (issue 27)
     if whole.kind == "shuffle":
         notes.append(f"shuffle: this single-release audit is of one batch (b = "
                      f"{whole.params['batch']} of N without replacement); the epochs are in "
@@ -519,4 +519,4 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
     if deployment and (spec.mechanism is not None or spec.composition is not None):
         dep = audit_deployment(whole, step)  # the named mechanism, T releases, the accountant
     return Report(whole, inst, bounds, points, hockey_pts, verdicts, flags, suggestion,
-                  witness, str(path) if path else None, tuple(notes), contra, dep)
+                  witness, str(path) if path else None, tuple(notes), contra, dep, full_size)

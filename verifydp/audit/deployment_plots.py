@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from verifydp.audit.deployment import Deployment
+from verifydp.audit.numbers import number_text
 
 
 def _figure() -> tuple[Any, Any]:
@@ -57,8 +58,9 @@ def plot_epsilon_delta(dep: Deployment) -> bytes:
     return _png(fig)
 
 
-def plot_steps(dep: Deployment) -> bytes:
-    """ε (or δ) against the number of releases, certified brackets as a band."""
+def plot_steps(dep: Deployment, target: float | None = None) -> bytes:
+    """ε (or δ) against the number of releases, certified brackets as a band, and the
+    file's target as a horizontal line when it states one (issue 27)."""
     fig, ax = _figure()
     ts = [t for t, _ in dep.curve_steps]
     lo = [float(b.lo) for _, b in dep.curve_steps]
@@ -68,6 +70,9 @@ def plot_steps(dep: Deployment) -> bytes:
     if dep.accountant is not None and dep.accountant.value is not None:
         ax.plot([dep.accountant.steps], [dep.accountant.value], "rx",
                 label=f"{dep.accountant.name}")
+    if target is not None:
+        ax.axhline(target, color="red", lw=0.8, ls="--",
+                   label=f"target {'ε' if dep.quantity == 'epsilon' else 'δ'} = {target:g}")
     ax.set_xscale("log")
     ax.set_xlabel("releases (steps)")
     sym = "ε" if dep.quantity == "epsilon" else "δ"
@@ -75,6 +80,7 @@ def plot_steps(dep: Deployment) -> bytes:
     if dep.quantity == "delta":
         ax.set_yscale("log")
     ax.set_ylabel(f"{sym} at {other} = {float(dep.at):g}")
+    ax.set_title(f"{sym} against releases (certified)")
     ax.legend()
     return _png(fig)
 
@@ -88,15 +94,22 @@ def write_plots(dep: Deployment, out_dir: Path | str, stem: str = "deployment") 
     return paths
 
 
-def html_section(dep: Deployment) -> str:
-    """The deployment part of the HTML report (numbers, flag, both plots)."""
-    lines = "".join(f"<li>{escape(x)}</li>" for x in dep.lines()[1:])
+def html_section(dep: Deployment, target: float | None = None) -> str:
+    """The deployment part of the HTML report (numbers, flag, both plots under their own
+    headings; the report's first heading states the verdict, issue 27). `target`: the
+    file's ε (or δ) target, drawn on the plot against releases."""
+    lines = "".join(f"<li>{escape(x)}</li>" for x in dep.lines())
     flag = ""
     if dep.accountant is not None and dep.accountant.understates is not None:
         flag = f"<div class='flag'><b>{escape(dep.accountant.note)}</b></div>"
+    sym, other = ("ε", "δ") if dep.quantity == "epsilon" else ("δ", "ε")
     imgs = "".join(
+        f"<h3>{escape(title)}</h3>"
         f"<img alt='{alt}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
-        for alt, png in (("epsilon against delta", plot_epsilon_delta(dep)),
-                         ("against steps", plot_steps(dep))))
-    return (f"<h2>Deployment</h2><p><b>{escape(dep.headline())}</b></p>{flag}"
-            f"<ul>{lines}</ul>{imgs}")
+        for title, alt, png in (
+            (f"Deployment: ε against δ after {dep.steps} releases", "epsilon against delta",
+             plot_epsilon_delta(dep)),
+            (f"Deployment: {sym} at {other} = {number_text(float(dep.at))} against the number "
+             f"of releases",
+             "against steps", plot_steps(dep, target))))
+    return f"{flag}<ul>{lines}</ul>{imgs}"

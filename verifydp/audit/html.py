@@ -17,7 +17,14 @@ from html import escape
 from typing import Any
 
 from verifydp.audit.deployment_plots import html_section
-from verifydp.audit.report import ExactPoint, Report, exact_text, population_text
+from verifydp.audit.numbers import bracket_text, number_text
+from verifydp.audit.report import (
+    ExactPoint,
+    Report,
+    exact_text,
+    full_size_text,
+    population_text,
+)
 
 CURVE_POINTS = 24
 
@@ -94,6 +101,12 @@ def eps_figure(report: Report) -> Any:
             ax.plot([_eps_of(p) for p in infinite], [cap] * len(infinite), "^", color="C0",
                     label="exact: ε' = ∞")
         ax.set_xticks(xs_pts, [p.eps_text for p in pts])
+    fs = report.full_size
+    if fs is not None and fs.quantity == "ratio" and fs.bracket is not None and \
+            fs.bracket.lower is not None and fs.bracket.lower > 0 and fs.bracket.upper is not None:
+        mid = (math.log(fs.bracket.lower) + math.log(fs.bracket.upper)) / 2
+        ax.plot([float(spec.base.epsilon)], [mid], "*", color="black", ms=9,
+                label=f"exact at full size (N = {spec.size})")
     ax.axhline(float(spec.target.epsilon), color="red", lw=0.8,
                label=f"target ε' = {exact_text(spec.target.epsilon)}")
     ax.set_xlabel("ε of the base mechanism")
@@ -197,7 +210,7 @@ def mechanism_table(report: Report) -> str:
             else "")
     sym = (" Samples are listed up to the symmetry of interchangeable record types "
            "(orbit representatives)." if w.region.classes else "")
-    return (f"<h2>Worst-case base mechanism (ε = {escape(m.eps_text)})</h2>"
+    return (f"<h3>Worst-case base mechanism (ε = {escape(m.eps_text)})</h3>"
             f"<p>A binary mechanism, exactly e^ε-DP on every {escape(sc.pair.relation.value)} "
             f"edge of the samples' region, attaining the certified lower bound: it accepts "
             f"with Pr = {escape(_interval(w.pr_p, w.pr_p))} on the samples of P and "
@@ -206,45 +219,82 @@ def mechanism_table(report: Report) -> str:
             + _table([*(f"# {n}" for n in names), "Pr[accept]"], shown) + more)
 
 
+def _verdict_class(target: str) -> str:
+    return {"violated": "degrades", "met": "amplifies"}.get(target, "neither")
+
+
+def _deployment_target(report: Report) -> float | None:
+    """The deployment's own target (ε, or δ), when the file states one it is compared with."""
+    dep = report.deployment
+    if dep is None or dep.target == "not compared":
+        return None
+    t = report.spec.target
+    return float(t.epsilon if dep.quantity == "epsilon" else t.delta)
+
+
+def _full_size_table(report: Report) -> str:
+    """The exact worst case at the file's own N: the single release's main answer."""
+    fs, s = report.full_size, report.spec
+    assert fs is not None
+    b = fs.bracket
+    at = (f"ε = {exact_text(s.base.epsilon)}" if fs.quantity == "ratio" else
+          f"ε' = {exact_text(s.target.epsilon)}")
+    value = full_size_text(fs, s).partition(" at ")[0] if b is not None else "not solved"
+    how = (f"{b.points} orbit points, {fs.seconds:.1f} s; {fs.plan.note}" if b is not None
+           else fs.plan.reach or fs.plan.note)
+    return (f"<h3>Exact worst case over all base mechanisms at full size (N = {s.size})</h3>"
+            + _table(["at", "certified", "single-release target", "worst pair", "how"],
+                     [[at, value, fs.verdict, b.worst if b is not None else "—", how]]))
+
+
 def render_html(report: Report) -> str:
+    """The page answers the file's question first: with a deployment, its verdict is the
+    first heading and the single release follows under its own heading (issue 27)."""
     s, v = report.spec, report.verdicts
     eps = s.base.epsilon
+    dep = report.deployment
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>verifydp audit: "
              f"{escape(s.name)}</title><style>{CSS}</style></head><body>",
              f"<h1>{escape(s.name)}</h1>",
              f"<p>{escape(s.description)}</p>" if s.description else "",
-             f"<p>{escape(s.kind)}, N = {s.size}; base {escape(s.base.describe())}; protect "
-             f"{escape(s.protect.value)}; target {escape(s.target.describe())}</p>",
-             f"<h2 class='{v.effect}'>{escape(report.headline())}</h2>",
-             f"<p>Target on the scaled instance: <b>{v.target_instance}</b>; at full size by the "
-             f"catalogued theorems: <b>{v.target_full}</b>.</p>"]
+             f"<p>{escape(s.kind)}, N = {s.size}; protect {escape(s.protect.value)}</p>"]
+    if dep is not None:
+        target = _deployment_target(report)
+        parts += [f"<h2 class='{_verdict_class(dep.target)}'>Deployment verdict: "
+                  f"{escape(report.deployment_verdict())}</h2>",
+                  html_section(dep, target),
+                  f"<h2>Single release: {escape(report.single_release_question())}</h2>"]
+    parts += [f"<h3 class='{v.effect}'>{escape(report.single_release_headline())}</h3>",
+              f"<p>{escape(report.single_release_target())}.</p>"]
+    if report.full_size is not None:
+        parts.append(_full_size_table(report))
     for c in report.contradictions:
         parts.append(f"<div class='flag'><b>{escape(c.text())}</b></div>")
     for why in report.undetermined():
         parts.append(f"<p class='neither'>Inconclusive: {escape(why)}</p>")
-    parts += ["<h2>ε' against ε</h2>",
+    parts += ["<h3>ε' against ε (one release)</h3>",
               f"<img alt='epsilon plot' src='data:image/png;base64,{eps_plot(report)}'>"]
     dplot = delta_plot(report)
     if dplot:
-        parts += ["<h2>δ'(ε')</h2>",
+        parts += ["<h3>δ'(ε') (one release)</h3>",
                   f"<img alt='delta plot' src='data:image/png;base64,{dplot}'>"]
     rows = []
     for b in report.bounds:
         br = b.eps_prime(eps)
-        val = "" if br is None else f"[{float(br.lo):.6g}, {float(br.hi):.6g}]"
+        val = "" if br is None else bracket_text(br.lo, br.hi)
         if b.delta_prime is not None and b.applies:
-            val += f"; δ' ≤ {float(b.delta_prime.hi):.4g}"
+            val += f"; δ' ≤ {number_text(float(b.delta_prime.hi), 4)}"
         failed = b.failed
         rows.append([b.claim, b.direction, "yes" if b.applies else "no", val,
                      failed.hypothesis if failed else "",
                      b.reason + (f" ({b.note})" if b.note else "")])
-    parts += ["<h2>Catalogued theorems</h2>",
+    parts += ["<h3>Catalogued theorems</h3>",
               _table(["claim", "bound", "applies", "ε' at base ε", "failed hypothesis",
                       "why / why not"], rows)]
     rows = [[p.eps_text, p.ratio_text(), p.effect, p.scenario.label] for p in report.points]
-    rows += [[f"δ'(ε' = {h.eps_text})", _interval(h.lower, h.upper), "", h.scenario.label]
-             for h in report.hockey]
-    parts += [f"<h2>Exact worst case over all base mechanisms</h2><p>{escape(report.instance.note)}"
+    rows += [[f"δ' at ε' = {number_text(h.label)}", bracket_text(h.lower, h.upper), "",
+              h.scenario.label] for h in report.hockey]
+    parts += [f"<h3>The ε grid on a scaled instance</h3><p>{escape(report.instance.note)}"
               "</p>", _table(["ε", "certified", "effect", "worst pair"], rows)]
     pairs = [[sc.label, population_text(sc.pair.p), population_text(sc.pair.q),
               sc.design.describe() + (f" / P': {sc.design_prime.describe()}"
@@ -258,14 +308,12 @@ def render_html(report: Report) -> str:
         sg = report.suggestion
         extra = (f"; {sg.bound[0].claim} gives ε' ≤ {float(sg.bound[1].hi):.4g}" if sg.bound
                  else "")
-        parts.append(f"<h2>Suggestion</h2><p>{escape(sg.why)}: {escape(sg.exact.ratio_text())}"
+        parts.append(f"<h3>Suggestion</h3><p>{escape(sg.why)}: {escape(sg.exact.ratio_text())}"
                      f"{escape(extra)} ({escape(sg.note)})</p>")
     if report.witness_path:
-        parts.append(f"<p>Witness of the target's violation: <code>{escape(report.witness_path)}"
+        parts.append(f"<p>Witness of the single-release target's violation: <code>{escape(report.witness_path)}"
                      "</code> (re-verify with <code>verifydp replay</code>).</p>")
     for n in report.notes:
         parts.append(f"<p><i>Note: {escape(n)}</i></p>")
-    if report.deployment is not None:
-        parts.append(html_section(report.deployment))
     parts.append("</body></html>")
     return "\n".join(p for p in parts if p)

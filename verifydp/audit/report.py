@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
+from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from verifydp.audit.numbers import bracket_text, decimal_string, number_text
 from verifydp.exact.interval import Bracket
 from verifydp.exact.special import log_bracket
 from verifydp.worstcase import AcceptanceWitness
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from verifydp.audit.bounds import Bound
     from verifydp.audit.deployment import Deployment
     from verifydp.audit.flags import Flag
-    from verifydp.audit.instance import Instance, Scenario
+    from verifydp.audit.instance import FullSizeAnswer, Instance, Scenario
     from verifydp.audit.spec import AuditSpec
     from verifydp.population import Population
     from verifydp.witness import Witness
@@ -58,8 +59,7 @@ def exact_text(x: Fraction) -> str:
 
 
 def _decimal(x: Fraction, up: bool) -> str:
-    ctx = Context(prec=DIGITS, rounding=ROUND_CEILING if up else ROUND_FLOOR)
-    return str(ctx.divide(Decimal(x.numerator), Decimal(x.denominator)))
+    return decimal_string(x, up, DIGITS)
 
 
 def _num(x: Fraction | None, up: bool) -> str | None:
@@ -197,11 +197,8 @@ class ExactPoint:
 
     def ratio_text(self) -> str:
         if self.lower is None:
-            return "e^ε' = ∞ (the samples of P and P' have disjoint supports)"
-        if self.lower == self.upper:
-            return f"e^ε' = {_frac(self.lower)} (exact), ε' = {_show(_log(self.lower), 6)}"
-        return (f"e^ε' ∈ [{_frac(self.lower)}, {_frac(self.upper)}], ε' ∈ "
-                f"[{_show(_log(self.lower), 6)}, {_show(_log(self.upper), 6)}]")
+            return "ε' = ∞ (the samples of P and P' have disjoint supports)"
+        return eps_prime_text(self.lower, self.upper)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -314,6 +311,75 @@ class Verdicts:
         return out
 
 
+def eps_prime_text(lower: Fraction | None, upper: Fraction | None) -> str:
+    """ε' from a certified bracket of e^{ε'}, for people: "ε' = 0.00730459 (certified
+    ±3e-9)" or "ε' ∈ [4, ∞]" (rigorous logs, issue 27)."""
+    if lower is None:
+        return "ε' = ∞"
+    lo = log_bracket(lower).lo if lower > 0 else None
+    hi = None if upper is None else log_bracket(upper).hi
+    if lower == upper and lower == 1:
+        return "ε' = 0 (exact)"
+    return in_text("ε'", max(lo, Fraction(0)) if lo is not None else Fraction(0), hi)
+
+
+def target_text(spec: AuditSpec) -> str:
+    """"ε' ≤ 3, δ' ≤ 1e-5": the file's target in readable numbers."""
+    t = spec.target
+    return f"ε' ≤ {number_text(float(t.epsilon))}" + (
+        f", δ' ≤ {number_text(float(t.delta))}" if t.delta else "")
+
+
+def in_text(name: str, lo: Fraction | float | None, hi: Fraction | float | None) -> str:
+    """`name = 18.193803 (certified ±5e-11)` or `name ∈ [12.3898, 12.3984]`."""
+    text = bracket_text(lo, hi)
+    return f"{name} {'∈' if text.startswith('[') else '='} {text}"
+
+
+def full_size_json(fs: FullSizeAnswer, spec: AuditSpec) -> dict[str, Any]:
+    """The exact worst case at the file's own N, structured (issue 27): the ratio e^{ε'} and
+    ε' at the base ε (pure) or δ' at the target ε', in the one bracket shape; `complete`
+    False when some neighbour only gives a lower bound; `out_of_reach` names the limit hit
+    when it was not solved."""
+    b = fs.bracket
+    out: dict[str, Any] = {
+        "population": spec.size, "quantity": fs.quantity, "verdict": fs.verdict,
+        "eps": exact_text(spec.base.epsilon), "target": target_text(spec),
+        "reduction": fs.plan.note or None, "out_of_reach": fs.plan.reach,
+        "seconds": round(fs.seconds, 3),
+        "ratio": None, "eps_prime": None, "delta_prime": None, "complete": None,
+        "worst_pair": None, "orbit_points": None,
+    }
+    if b is None:
+        return out
+    out.update(complete=b.complete, worst_pair=b.worst, orbit_points=b.points)
+    if fs.quantity == "ratio":
+        out["ratio"] = bracket_json(b.lower, b.upper)
+        out["eps_prime"] = log_json(b.lower, b.upper)
+    else:
+        out["eps_prime_at"] = exact_text(spec.target.epsilon)
+        out["delta_prime"] = bracket_json(b.lower or Fraction(0), b.upper)
+    return out
+
+
+def full_size_text(fs: FullSizeAnswer, spec: AuditSpec) -> str:
+    """One line: the full-size answer in readable numbers, or why it is out of reach."""
+    b = fs.bracket
+    if b is None:
+        return (f"not solved at full size (N = {spec.size}): "
+                f"{fs.plan.reach or fs.plan.note or 'no reduction for this design'}")
+    if fs.quantity == "ratio":
+        what = eps_prime_text(b.lower, b.upper) if b.complete or b.lower is None else \
+            f"ε' ≥ {number_text(math.log(b.lower)) if b.lower > 0 else 0}"
+        at = f"at ε = {exact_text(spec.base.epsilon)}"
+    else:
+        what = (in_text("δ'", b.lower or 0, b.upper) if b.upper is not None else
+                f"δ' ≥ {number_text(float(b.lower or 0))}")
+        at = f"at ε' = {exact_text(spec.target.epsilon)} (base ε = {exact_text(spec.base.epsilon)})"
+    scope = "" if b.complete else f" (a lower bound only: {fs.plan.note})"
+    return f"{what} {at}{scope}; single-release target {fs.verdict}; worst pair: {b.worst}"
+
+
 def _frac(x: Fraction | None) -> str:
     if x is None:
         return "∞"
@@ -369,22 +435,80 @@ class Report:
     contradictions: tuple[Contradiction, ...] = ()
     # the named mechanism over T releases (design files with [mechanism]/[composition])
     deployment: Deployment | None = None
+    # the exact worst case at the file's own N (None: not attempted)
+    full_size: FullSizeAnswer | None = None
 
     @property
     def main(self) -> ExactPoint | None:
         return self.points[0] if self.points else None
 
+    @property
+    def full_size_solved(self) -> bool:
+        """Whether the full-size answer is a bracket (then it leads the single release)."""
+        return self.full_size is not None and self.full_size.bracket is not None
+
     def headline(self) -> str:
+        """The answer to the file's question: the deployment's verdict when the file has a
+        deployment (issue 27: the page used to open with the single release's "amplifies"
+        and "met" above a violated deployment), else the single release's."""
+        if self.deployment is not None:
+            return f"{self.spec.name}: {self.deployment_verdict()}"
+        return self.single_release_headline()
+
+    def deployment_verdict(self) -> str:
+        """The deployment's answer and its own target, in words."""
+        dep = self.deployment
+        assert dep is not None
+        sym, other = ("ε", "δ") if dep.quantity == "epsilon" else ("δ", "ε")
+        t = self.spec.target
+        bound = t.epsilon if dep.quantity == "epsilon" else t.delta
+        target = (f"deployment target {sym} ≤ {number_text(float(bound))}: {dep.target.upper()}"
+                  if dep.target != "not compared" else
+                  "no deployment target stated at this " + other)
+        return (f"{in_text(sym, dep.result.lo, dep.result.hi)} at {other} = "
+                f"{number_text(float(dep.at))} after {dep.steps} releases of {dep.mechanism} "
+                f"— {target}")
+
+    def single_release_question(self) -> str:
+        """What the single-release part answers, in words (it is not the deployment's)."""
+        s = self.spec
+        base = ("ε = 1 (a reference: the file has no [base])" if "base" in s.defaulted
+                else s.base.describe())
+        return (f"one release of any mechanism that is {base}, on this design — not the "
+                f"file's mechanism over its releases" if self.deployment is not None else
+                f"one release of any mechanism that is {base}, on this design")
+
+    def single_release_target(self) -> str:
+        """The single-release target's verdicts, each saying which question it answers."""
+        s, v = self.spec, self.verdicts
+        what = f"single-release target {target_text(s)}" + (
+            " (a reference: the file has no [target])" if "target" in s.defaulted else "")
+        full = (f"at full size (exact, N = {s.size}): {self.full_size.verdict}"  # type: ignore[union-attr]
+                if self.full_size_solved else "")
+        return "; ".join(x for x in (
+            f"{what}: " + (full or f"at full size by the catalogued theorems: {v.target_full}"),
+            f"by the catalogued theorems: {v.target_full}" if full else "",
+            f"on the scaled instance: {v.target_instance}") if x)
+
+    def single_release_headline(self) -> str:
+        """Full size first: the exact worst case at the file's N where it is solved, then the
+        ε grid, which is solved on a scaled instance."""
         s, v = self.spec, self.verdicts
         m = self.main
+        parts = []
+        if self.full_size_solved:
+            parts.append(f"at full size (N = {s.size}): "
+                         f"{full_size_text(self.full_size, s).split('; worst pair')[0]}")  # type: ignore[arg-type]
         if m is not None:
-            where = grid_summary(self.points)
-            exact = (f"exact worst case on the scaled instance at ε = {m.eps_text}: "
-                     f"{m.ratio_text()}")
-            head = f"{s.name}: {where}; {exact}"
+            parts.append(f"over the ε grid on a scaled instance: {grid_summary(self.points)}")
+            if not self.full_size_solved:
+                parts.append(f"exact worst case on the scaled instance at ε = {m.eps_text}: "
+                             f"{m.ratio_text()} (full size not solved: "
+                             f"{full_size_text(self.full_size, s) if self.full_size else 'not attempted'})")
         else:
-            head = (f"{s.name}: (ε, δ) base, effect at ε = {exact_text(s.base.epsilon)}: "
-                    f"{EFFECT_WORDS[v.effect]}; exact worst case: see δ'(ε')")
+            parts.append(f"(ε, δ) base, effect at ε = {exact_text(s.base.epsilon)} on the "
+                         f"scaled instance: {EFFECT_WORDS[v.effect]}; see δ'(ε')")
+        head = f"{s.name}: " + "; ".join(parts)
         if self.contradictions:
             head += f"; {len(self.contradictions)} CONTRADICTION(S) with catalogued theorems"
         return head
@@ -400,6 +524,11 @@ class Report:
             "design": self.spec.to_json(),
             "verdict": self.verdicts.to_json(),
             "headline": self.headline(),
+            "single_release": {"question": self.single_release_question(),
+                               "headline": self.single_release_headline(),
+                               "target": self.single_release_target()},
+            "full_size": (full_size_json(self.full_size, self.spec)
+                          if self.full_size is not None else None),
             "grid_summary": grid_summary(self.points) if self.points else None,
             "inconclusive": self.undetermined(),
             "theorems": [bound_json(b, eps) for b in self.bounds],
@@ -428,51 +557,73 @@ class Report:
         }
 
     def render(self, console: Any = None) -> None:
-        """The terminal report (rich)."""
+        """The terminal report (rich): the file's question first — the deployment's verdict
+        when it has one — then the single release under its own heading, full size first."""
         from rich.console import Console
-        from rich.table import Table
 
         con = console or Console(width=150)
-        s, v = self.spec, self.verdicts
-        dep = self.deployment
-        if dep is not None:  # the deployment's answer first: the report below is per release
-            con.print(f"deployment: {dep.headline()}\n(the audit below is of one release; the "
-                      "deployment's details follow it)\n", markup=False, highlight=False)
-        colour = {"degrades": "red", "amplifies": "green", "neither": "yellow"}
-        con.print(f"[bold]{s.name}[/]  ({s.kind}, N = {s.size}; base {s.base.describe()}; "
-                  f"protect {s.protect.value}; target {s.target.describe()})")
+        s = self.spec
+        con.print(f"[bold]{s.name}[/]  ({s.kind}, N = {s.size}; protect {s.protect.value})")
         if s.reading:
             con.print(f"read as: {s.reading}", markup=False, highlight=False)
-        con.print(f"[{colour.get(v.effect, 'white')}]{self.headline()}[/]")
-        con.print(f"target on the scaled instance: [bold]{v.target_instance}[/]; at full size "
-                  f"by the catalogued theorems: [bold]{v.target_full}[/]")
+        dep = self.deployment
+        if dep is not None:
+            con.print(f"\n[bold]DEPLOYMENT VERDICT[/]: {self.deployment_verdict()}",
+                      highlight=False)
+            for line in dep.lines()[1:]:
+                con.print(f"  {line}", markup=False, highlight=False)
+            con.print(f"\n[bold]SINGLE RELEASE[/] — {self.single_release_question()}",
+                      highlight=False)
+        self._render_single_release(con)
+
+    def _render_single_release(self, con: Any) -> None:
+        from rich.table import Table
+
+        s, v = self.spec, self.verdicts
+        colour = {"degrades": "red", "amplifies": "green", "neither": "yellow"}
+        con.print(f"[{colour.get(v.effect, 'white')}]{self.single_release_headline()}[/]",
+                  highlight=False)
+        con.print(self.single_release_target(), markup=False, highlight=False)
         for c in self.contradictions:
             con.print(f"[bold red]{c.text()}[/]")
+        if self.full_size is not None:
+            f = Table(title=f"exact worst case over all base mechanisms at full size "
+                            f"(N = {s.size})")
+            for col in ("at", "certified", "single-release target", "worst pair", "how"):
+                f.add_column(col, overflow="fold")
+            fs = self.full_size
+            text = full_size_text(fs, s)
+            value, _, rest = text.partition(" at ")
+            f.add_row(f"ε = {exact_text(s.base.epsilon)}" if fs.quantity == "ratio" else
+                      f"ε' = {exact_text(s.target.epsilon)}",
+                      value if fs.bracket is not None else "not solved",
+                      fs.verdict, fs.bracket.worst if fs.bracket else "—",
+                      (f"{fs.bracket.points} orbit points, {fs.seconds:.1f} s; "
+                       f"{fs.plan.note}" if fs.bracket else fs.plan.reach or fs.plan.note))
+            con.print(f)
         t = Table(title="catalogued theorems", show_lines=False)
         for col in ("claim", "bound", "applies", "ε' at base ε", "why / why not"):
             t.add_column(col, overflow="fold")
         eps = s.base.epsilon
         for b in self.bounds:
             br = b.eps_prime(eps)
-            val = "—" if br is None else f"{float(br.hi):.6g}" if b.direction == "upper" \
-                else f"{float(br.lo):.6g}"
+            val = "—" if br is None else number_text(float(br.hi)) if b.direction == "upper" \
+                else number_text(float(br.lo))
             if b.delta_prime is not None and b.applies:
-                val += f" (δ' ≤ {float(b.delta_prime.hi):.3g})"
+                val += f" (δ' ≤ {number_text(float(b.delta_prime.hi), 3)})"
             why = b.reason + (f" [{b.note}]" if b.note else "")
             t.add_row(b.claim, b.direction, "yes" if b.applies else "[dim]no[/]", val, why)
         con.print(t)
-        e = Table(title=f"exact worst case over all base mechanisms ({self.instance.note})")
-        for col in ("ε", "e^ε' (certified)", "ε'", "effect", "worst pair"):
+        e = Table(title=f"the ε grid on a scaled instance ({self.instance.note})")
+        for col in ("ε", "ε' (certified)", "effect", "worst pair"):
             e.add_column(col, overflow="fold")
         for p in self.points:
-            e.add_row(p.eps_text, f"[{_frac(p.lower)}, {_frac(p.upper)}]"
-                      if p.lower != p.upper else _frac(p.lower),
-                      f"{_show(p.eps_prime_lower())} – {_show(p.eps_prime_upper())}",
-                      p.effect, p.scenario.label)
+            e.add_row(p.eps_text, p.ratio_text().removeprefix("ε' = ").removeprefix("ε' ∈ "),
+                      p.effect,
+                      p.scenario.label)
         for h in self.hockey:
-            e.add_row(f"δ'(ε' = {h.eps_text})", f"[{float(h.lower):.6g}, "
-                      f"{'∞' if h.upper is None else f'{float(h.upper):.6g}'}]", "", "",
-                      h.scenario.label)
+            e.add_row(f"δ' at ε' = {number_text(h.label)}", bracket_text(h.lower, h.upper),
+                      "", h.scenario.label)
         con.print(e)
         for why in self.undetermined():
             con.print(f"[yellow]inconclusive[/]: {why}")
@@ -481,14 +632,10 @@ class Report:
         if self.suggestion:
             sg = self.suggestion
             con.print(f"[green]suggestion[/]: {sg.why}: {sg.exact.ratio_text()}"
-                      + (f"; {sg.bound[0].claim} gives ε' ≤ {float(sg.bound[1].hi):.4g}"
+                      + (f"; {sg.bound[0].claim} gives ε' ≤ {number_text(float(sg.bound[1].hi), 4)}"
                          if sg.bound else ""))
         if self.witness_path:
-            con.print(f"witness of the target's violation: {self.witness_path} "
+            con.print(f"witness of the single-release target's violation: {self.witness_path} "
                       f"(verifydp replay {self.witness_path})")
         for n in self.notes:
             con.print(f"[yellow]note[/]: {n}")
-        if dep is not None:
-            con.print("\ndeployment:", markup=False)
-            for line in dep.lines():
-                con.print(f"  {line}", markup=False, highlight=False)
