@@ -4,8 +4,12 @@ docs/regress.md).
 Exit status: 0 when the function agrees with the claim's printed formula on every input tried
 (skipped with --sound-only) and is never below the certified truth; 1 when it disagrees or is
 unsound; 2 on usage errors (malformed target, module not importable, no such function, claim
-without an adapter, a signature that does not fit even after --map, a bad --params). MODULE is
-imported with the current directory first on `sys.path`.
+without an adapter, a signature that does not fit even after --map, a bad --params), and when
+the function (or its module, while imported) exits, raises, hangs past --call-timeout or
+--timeout, or returns something other than finite numbers: one line naming what it did and at
+which input (issue 28). MODULE is imported and FUNCTION called in a child process
+(`verifydp.regress.sandbox`), with the current directory first on `sys.path` and its output
+captured, so the exit status is always the verifier's own.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from verifydp.numparse import Domain, NumberError, number
 from verifydp.regress import ADAPTERS, UsageError, regress, regress_accountant
+from verifydp.regress.sandbox import Limits, sandboxed
 from verifydp.witness.base import atomic_write
-from verifydp.witness.regress import ACCOUNTANT_DESIGNS
+from verifydp.witness.regress import ACCOUNTANT_DESIGNS, MAX_STEPS
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -60,9 +66,43 @@ def register(subparsers: Any) -> None:
                    help="inputs tried against the printed formula (default 200)")
     r.add_argument("--sound-examples", type=int, default=60, metavar="N",
                    help="small inputs tried against the exact worst case (default 60)")
-    r.add_argument("--rtol", type=float, default=1e-6, help="relative float tolerance")
-    r.add_argument("--atol", type=float, default=1e-12, help="absolute float tolerance")
+    r.add_argument("--rtol", type=_flag_number("--rtol", TOLERANCE["rtol"]), default=1e-6,
+                   help="relative float tolerance, in [0, 1]")
+    r.add_argument("--atol", type=_flag_number("--atol", TOLERANCE["atol"]), default=1e-12,
+                   help="absolute float tolerance, in [0, 1000]")
+    r.add_argument("--call-timeout", type=_flag_number("--call-timeout", TIMEOUT),
+                   default=Limits.call_s, metavar="SECONDS",
+                   help=f"the longest one call of FUNCTION (or importing MODULE) may take "
+                        f"(default {Limits.call_s:g})")
+    r.add_argument("--timeout", type=_flag_number("--timeout", TIMEOUT), default=Limits.total_s,
+                   metavar="SECONDS", help=f"the longest all calls together may take (default "
+                                           f"{Limits.total_s:g})")
     r.add_argument("--json", action="store_true", help="machine-readable report")
+
+
+TOLERANCE = {"rtol": Domain(0, 1), "atol": Domain(0, 1000)}
+TIMEOUT = Domain(0, 7 * 24 * 3600, open_lo=True)
+# the domain of every --params name (a value outside it is one line, before any call): a
+# claim's own draws stay inside these, and an accountant's steps are bounded so that the
+# certified composition finishes (steps = 10¹² once ran until killed)
+PARAM_DOMAINS = {
+    "eps": Domain(0, 30, open_lo=True), "n": Domain(1, 10**9, integer=True),
+    "m": Domain(0, 10**9, integer=True), "b": Domain(0, 10**9), "r": Domain(0, 1, True, True),
+    "gamma": Domain(0, 1), "deltas": Domain(0, 1), "sigma": Domain(0, 10**6, open_lo=True),
+    "batch_size": Domain(1, 10**9, integer=True), "steps": Domain(1, MAX_STEPS, integer=True),
+    "delta": Domain(0, 1, True, True), "q": Domain(0, 1, open_lo=True),
+}
+
+
+def _flag_number(flag: str, domain: Domain) -> Callable[[str], float]:
+    """An argparse type: a finite number in `domain` (`verifydp.numparse`), as a float."""
+    def parse(text: str) -> float:
+        try:
+            return float(number(text, flag, domain))
+        except NumberError as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(flag + " ").removeprefix(
+                flag + ": ")) from None
+    return parse
 
 
 def load(target: str) -> Callable[..., Any]:
@@ -116,62 +156,65 @@ def _pairs(items: list[str], flag: str) -> dict[str, str]:
     return out
 
 
-def _number(text: str) -> int | float:
+def _number(text: str, key: str = "value") -> int | float:
+    """One number of --params, in its name's domain (`PARAM_DOMAINS`): an int when it is
+    written as one, else a float (the functions under test take floats)."""
     try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        v = float(text)
-    except ValueError:
-        raise UsageError(f"not a number: {text!r}") from None
-    if v != v or v in (float("inf"), float("-inf")):
-        raise UsageError(f"not a finite number: {text!r}")
-    return v
+        x = number(text, f"--params {key}", PARAM_DOMAINS.get(key, Domain()))
+    except NumberError as exc:
+        raise UsageError(str(exc)) from None
+    if re.fullmatch(r"\s*[+-]?\d+\s*", text):
+        return int(x)
+    return float(x)
 
 
-def parse_value(text: str, grid: bool) -> Any:
+def parse_value(text: str, grid: bool, key: str = "value") -> Any:
     """One --params value: a number, a tuple "(a b)", choices "a|b" or a range "lo..hi".
-    For accountants (`grid`) choices become a tuple of grid values; ranges are refused."""
+    For accountants (`grid`) choices become a tuple of grid values; ranges are refused.
+    Every number must lie in the domain of `key` (`PARAM_DOMAINS`)."""
     if text[0] in "([":
         if text[-1] not in ")]":
             raise UsageError(f"unclosed tuple: {text!r}")
-        return tuple(_number(t) for t in re.split(r"[\s;,]+", text[1:-1].strip()) if t)
+        return tuple(_number(t, key) for t in re.split(r"[\s;,]+", text[1:-1].strip()) if t)
     if "|" in text:
-        vals = tuple(_number(t) for t in text.split("|"))
+        vals = tuple(_number(t, key) for t in text.split("|"))
         return vals if grid else st.sampled_from(vals)
     if ".." in text:
         if grid:
             raise UsageError(f"an accountant's grid takes values or choices a|b, not {text!r}")
         lo_t, _, hi_t = text.partition("..")
-        lo, hi = _number(lo_t), _number(hi_t)
+        lo, hi = _number(lo_t, key), _number(hi_t, key)
         if lo > hi:
             raise UsageError(f"empty range {text!r}")
         if isinstance(lo, int) and isinstance(hi, int):
             return st.integers(lo, hi)
         return st.floats(float(lo), float(hi))
-    return _number(text)
+    return _number(text, key)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        if args.max_examples < 1 or args.sound_examples < 0 or args.rtol < 0 or args.atol < 0:
-            raise UsageError("--max-examples must be ≥ 1, the other limits ≥ 0")
+        if not 1 <= args.max_examples <= 100_000 or not 0 <= args.sound_examples <= 100_000:
+            raise UsageError("--max-examples must be in [1, 100000], --sound-examples in "
+                             "[0, 100000]")
         if args.claim is not None and args.claim not in ADAPTERS:
             raise UsageError(f"no regress adapter for claim {args.claim!r}; supported: "
                              + ", ".join(sorted(ADAPTERS)))
         mapping = _pairs(args.map or [], "--map")  # None when not given (issue 27)
         grid = args.accountant is not None
-        params = {k: parse_value(v, grid) for k, v in _pairs(args.params or [], "--params").items()}
-        fn = load(args.target)
-        if grid:
-            report = regress_accountant(fn, args.accountant, params, mapping, args.rtol,
-                                        args.atol, refine=not args.no_refine,
-                                        vectorised=args.vectorised, name=args.target)
-        else:
-            report = regress(fn, args.claim, params, args.rtol, args.atol, args.max_examples,
-                             args.sound_examples, mapping, args.vectorised, args.sound_only,
-                             name=args.target)
+        params = {k: parse_value(v, grid, k)
+                  for k, v in _pairs(args.params or [], "--params").items()}
+        # the function runs in a child process with time limits (issue 28): whatever it does,
+        # exit statuses 0 and 1 are the verifier's judgement
+        with sandboxed(args.target, Limits(args.call_timeout, args.timeout)) as fn:
+            if grid:
+                report = regress_accountant(fn, args.accountant, params, mapping, args.rtol,
+                                            args.atol, refine=not args.no_refine,
+                                            vectorised=args.vectorised, name=args.target)
+            else:
+                report = regress(fn, args.claim, params, args.rtol, args.atol,
+                                 args.max_examples, args.sound_examples, mapping,
+                                 args.vectorised, args.sound_only, name=args.target)
     except UsageError as exc:
         print(f"verifydp: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -32,12 +32,12 @@ from verifydp.exact.interval import Bracket
 from verifydp.regress.core import (
     Call,
     Mismatch,
-    MissingDependency,
     RegressReport,
     Tolerance,
     UsageError,
     check_signature,
     exact_outputs,
+    strict_failure,
 )
 from verifydp.witness.regress import ACCOUNTANT_DESIGNS, BUILDERS, MAX_STEPS, accountant_pair
 
@@ -121,9 +121,10 @@ def _judge(design: str, call: Call, names: Sequence[str], p: Point,
     try:
         raw = call(args)
         (value,) = exact_outputs(raw, ("ε",))
-    except MissingDependency:
+    except UsageError:  # a missing module, or a sandboxed function that failed
         raise
     except Exception as exc:  # noqa: BLE001 — any failure of the user's code is a finding
+        strict_failure(call, args, exc)
         return Mismatch("error", args, f"{type(exc).__name__}: {exc}", "a number")
     truth = certified_epsilon(design, p)
     if not tol.below(value, truth.lo):

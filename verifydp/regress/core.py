@@ -276,6 +276,10 @@ def exact_outputs(raw: Any, names: tuple[str, ...]) -> tuple[Fraction, ...]:
     out = []
     for v in values:
         v = _scalar(v)
+        if isinstance(v, str | bytes):  # float("0.5") would take it: a string is not a number
+            raise TypeError(f"not a number: {v[:40]!r}")
+        if isinstance(v, int) and abs(v) > 2**1023:
+            raise TypeError("an integer beyond a float's range")
         if isinstance(v, bool) or not isinstance(v, int | float | Fraction):
             try:
                 v = float(v)  # Decimals, sympy numbers
@@ -307,6 +311,16 @@ class Call:
 
     def __call__(self, args: Params) -> Any:
         return guarded(self.fn, **self.kwargs(args))
+
+
+def strict_failure(call: Call, args: Params, exc: Exception, note: str = "") -> None:
+    """A function run by `verifydp.regress.sandbox` (marked `strict`) whose result is not the
+    numbers asked for has failed, not been judged: a usage error naming the input (issue
+    28). Functions called in-process (the library API) keep reporting it as a finding."""
+    if getattr(call.fn, "strict", False):
+        where = ", ".join(f"{k}={v!r}" for k, v in args.items())
+        raise UsageError(f"the function's result at {where}{' (' + note + ')' if note else ''} "
+                         f"is not what the claim's signature asks for: {exc}") from None
 
 
 def guarded(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -362,9 +376,10 @@ def _search(
         try:
             raw = call(args)
             values = exact_outputs(raw, adapter.outputs)
-        except MissingDependency:
+        except UsageError:  # a missing module, or a sandboxed function that failed
             raise
         except Exception as exc:  # noqa: BLE001 — any failure of the user's code is a finding
+            strict_failure(call, args, exc)
             raise _Found(Mismatch("error", args, f"{type(exc).__name__}: {exc}", "a number")) from None
         found = judge(args, values, tol)
         if found is not None:
@@ -403,9 +418,10 @@ def _batch(adapter: Adapter, call: Call, tried: list[Params],
                 (raw if len(adapter.outputs) > 1 else (raw,))]
         if len(cols) != len(adapter.outputs) or any(c.size != len(rows) for c in cols):
             raise TypeError(f"expected {len(adapter.outputs)} array(s) of length {len(rows)}")
-    except MissingDependency:
+    except UsageError:
         raise
     except Exception as exc:  # noqa: BLE001 — a failure of the user's code is a finding
+        strict_failure(call, rows[0], exc, note)
         return Mismatch("error", rows[0], f"{type(exc).__name__}: {exc}", "arrays", note)
     for i, r in enumerate(rows):
         values = tuple(Fraction(float(c[i])) for c in cols)
