@@ -52,6 +52,7 @@ from verifydp.exact.interval import Bracket
 
 __all__ = [
     "Composed",
+    "Symmetrised",
     "Grid",
     "Pair",
     "Revealed",
@@ -63,6 +64,7 @@ __all__ = [
     "mixture_gaussian",
     "poisson_gaussian",
     "realised_lower",
+    "symmetrised",
 ]
 
 # arb balls at python-flint's default working precision (53 bits): every operation's rounding
@@ -111,7 +113,7 @@ class Revealed:
     (docs/foundations.md#composition). Compose's lower end is then the revealed pair's, not
     the step's."""
 
-    branches: tuple[tuple[Fraction, Pair | FinitePair], ...]
+    branches: tuple[tuple[Fraction, Pair | FinitePair | Symmetrised], ...]
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -119,11 +121,41 @@ class Revealed:
             raise ValueError("a revealed mixture needs branches of positive weight")
         if sum(w for w, _ in self.branches) != 1:
             raise ValueError("the branch weights must sum to 1 exactly")
-        if any(not isinstance(b, (Pair, FinitePair)) for _, b in self.branches):
-            raise ValueError("a branch is a Pair or a FinitePair (no nested mixtures)")
+        if any(not isinstance(b, (Pair, FinitePair, Symmetrised)) for _, b in self.branches):
+            raise ValueError("a branch is a Pair, a FinitePair or a Symmetrised pair (no "
+                             "nested mixtures)")
 
 
-AnyPair = Pair | FinitePair | Revealed
+@dataclass(frozen=True)
+class Symmetrised:
+    """The symmetrisation of a pair (P, Q): a pair S with H_γ(S) = max(H_γ(P‖Q), H_γ(Q‖P))
+    for every γ ≥ 1 and S symmetric (swapping its sides is a relabelling), i.e. the trade-off
+    curve conv(min(f, f⁻¹)) of f = T(P, Q) (Zhu, Dong & Wang 2022, "Optimal accounting of
+    differential privacy via characteristic function", §4). By H_γ(X‖Y) = 1 − γ + γH_{1/γ}(Y‖X)
+    it dominates every pair (X, Y) whose two orders both have H_γ ≤ max(H_γ(P‖Q), H_γ(Q‖P))
+    for γ ≥ 1, at *every* γ > 0 — what composing a step whose dominated orientation may change
+    from release to release needs (a substitution: Lebeda, Regehr, Kamath & Steinke 2024;
+    docs/foundations.md#composition, proofs/deployment_pairs.md#orientation). Built on the
+    lattice from both orders' certified upper vectors (`_symmetric_step`); it is a bound only,
+    never realised, so its composition has no lower end of its own (0). Build it with
+    `symmetrised`, which maps a revealed mixture branch by branch."""
+
+    inner: Pair | FinitePair
+    name: str = ""
+
+
+def symmetrised(pair: Pair | FinitePair | Revealed) -> Symmetrised | Revealed:
+    """`Symmetrised(pair)`, or for a revealed mixture the mixture of its branches'
+    symmetrisations: the label is common to both runs, so each branch's orientation may
+    change on its own, and the symmetrisation of the mixture (the larger order of the mixed
+    profiles) would not dominate a step that mixes orders across branches."""
+    if isinstance(pair, Revealed):
+        return Revealed(tuple((w, b if isinstance(b, Symmetrised) else Symmetrised(b))
+                              for w, b in pair.branches), pair.name)
+    return Symmetrised(pair, pair.name)
+
+
+AnyPair = Pair | FinitePair | Revealed | Symmetrised
 
 
 def poisson_gaussian(q: Fraction, sigma: Fraction) -> Pair:
@@ -462,6 +494,7 @@ class _Step:
     sd: float
     bucket_mean_p: float     # the same for the bucket vectors (mass at the cells' lower ends)
     bucket_mean_q: float
+    testable: bool = True    # False: a bound only (`Symmetrised`), no test, lower end 0
 
 
 def _steps(pair: AnyPair, grid: Grid) -> tuple[_Step, _Step]:
@@ -471,6 +504,9 @@ def _steps(pair: AnyPair, grid: Grid) -> tuple[_Step, _Step]:
     if isinstance(pair, Revealed):
         per = [(w, _steps(b, grid)) for w, b in pair.branches]
         return (_mixed([(w, s[0]) for w, s in per]), _mixed([(w, s[1]) for w, s in per]))
+    if isinstance(pair, Symmetrised):
+        sym = _symmetric_step(*_steps(pair.inner, grid), ha)
+        return sym, sym
     if isinstance(pair, FinitePair) or pair.kernel in _DISCRETE:
         return _atom_steps(pair, grid, ha)
     cuts = _cut_points(pair, grid)
@@ -523,6 +559,84 @@ def _both(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb, p_above:
     return fwd, rev
 
 
+def _profile(step: _Step, top: int, em: flint.arb, ep1: flint.arb) -> list[flint.arb]:
+    """H(j) = E_P[(1 − e^{jh − L})_+] of an upper vector at the lattice points γ_j = e^{jh},
+    j = 0 … top (top beyond its last index, where only the mass at +∞ is left), by
+    W(j) = e^{−h}(u_{j+1} + W(j+1)) and H(j) = H(j+1) + (e^h − 1)W(j): sums of non-negative
+    terms, so no cancellation (W(j) = Σ_{k>j} u_k e^{(j−k)h})."""
+    out = [flint.arb(0)] * (top + 1)
+    out[top] = step.upper_inf
+    w = flint.arb(0)
+    for j in range(top - 1, -1, -1):
+        i = j + 1 - step.off
+        u = step.upper[i] if 0 <= i < len(step.upper) else None
+        w = em * (w + u) if u is not None else em * w
+        out[j] = out[j + 1] + ep1 * w
+    return out
+
+
+def _symmetric_step(fwd: _Step, rev: _Step, ha: flint.arb) -> _Step:
+    """The lattice pair S' of `Symmetrised` from both orders' upper vectors (each dominates
+    its order's pair, so its profile H(γ) bounds that order's from above).
+
+    Take h̃_j = the upper end of max(H_fwd(γ_j), H_rev(γ_j)) at γ_j = e^{jh}, j ≥ 0, and let
+    S' have the profile that interpolates h̃ linearly in γ: above the true
+    max(H_{P‖Q}, H_{Q‖P}) at every γ ≥ 1, since that maximum is convex in γ and below h̃ at
+    the nodes. Its Q-mass above loss jh is the slope τ_j = (h̃_j − h̃_{j+1})/(γ_{j+1} − γ_j),
+    rounded up and made non-increasing from the top (τ̂_j = max_{i≥j} τ_i: the profile
+    p_∞ + Σ_{i≥j} τ̂_i(γ_{i+1} − γ_i) only rises). So S' has atoms at loss kh, k ≥ 1, with
+    Q-mass q_k = τ̂_{k−1} − τ̂_k ≥ 0 and P-mass e^{kh}q_k, the mass h̃_top at +∞, their mirror
+    images (P and Q swapped, the loss negated) and an atom at loss 0 holding the rest,
+    r = 1 − p_∞ − Σ_k e^{kh}q_k − τ̂_0, which must be certified ≥ 0 (it is for the true
+    symmetrisation, whose positive-loss masses satisfy P(L > 0) + Q(L > 0) ≤ 1 because its
+    curve is symmetric, and h̃ only lowers τ_0). Then H_γ(S') ≥ the maximum at γ ≥ 1, S' is
+    symmetric, and H_γ(S') = 1 − γ + γH_{1/γ}(S') carries the bound to γ < 1. The vector
+    returned is S''s P-law with every mass at its upper end (tail-dominating, as every
+    upper vector here)."""
+    top = max(fwd.off + len(fwd.upper), rev.off + len(rev.upper), 1)
+    em, eh = (-ha).exp(), ha.exp()
+    ep1 = eh - 1
+    hf, hr = _profile(fwd, top, em, ep1), _profile(rev, top, em, ep1)
+    ht = [a.upper() if a.upper() >= b.upper() else b.upper() for a, b in zip(hf, hr, strict=True)]
+    zero = flint.arb(0)
+    tau = [zero] * (top + 1)  # τ̂_j, j = 0 … top; τ̂_top = 0 (flat beyond the last node)
+    gamma = flint.arb(1)      # γ_j
+    taus = []
+    for j in range(top):
+        taus.append(((ht[j] - ht[j + 1]) / (gamma * ep1)).upper())
+        gamma = gamma * eh
+    run = zero
+    for j in range(top - 1, -1, -1):
+        t = taus[j]
+        run = t if t > run else run
+        tau[j] = run
+    p_inf = ht[top]
+    ppos, qpos = [], []  # k = 1 … top − 1 (τ̂ vanishes from top on)
+    gamma = eh
+    rest = 1 - p_inf - tau[0]
+    for k in range(1, top):
+        qk = tau[k - 1] - tau[k]
+        pk = gamma * qk
+        rest -= pk
+        ppos.append(pk.upper())
+        qpos.append(qk.upper())
+        gamma = gamma * eh
+    if not rest.lower() >= 0:
+        raise ArithmeticError(f"symmetrisation: the loss-0 atom {rest} is not certified "
+                              f"non-negative (the orders' bounds are too loose here)")
+    n = top - 1
+    # indices −n … n: the mirror images, the atom at 0, the positive atoms
+    up = [flint.arb(x) for x in qpos[::-1]] + [flint.arb(rest.upper())] + [
+        flint.arb(x) for x in ppos]
+    h = float(ha.mid())
+    w = np.array([float(x.mid()) for x in up])
+    loss = np.arange(-n, n + 1, dtype=float) * h
+    mean = float((w * loss).sum() / max(w.sum(), 1e-300))
+    var = max(float((w * (loss - mean) ** 2).sum() / max(w.sum(), 1e-300)), 1e-12)
+    return _Step(up, flint.arb(p_inf), [zero], [zero], -n, mean, -mean, math.sqrt(var), 0.0,
+                 0.0, testable=False)
+
+
 def _mixed(steps: list[tuple[Fraction, _Step]]) -> _Step:
     """One direction of a revealed mixture (`Revealed`): the branches' vectors weighted and
     summed on a common offset; the float moments are the mixture's (they only place
@@ -546,7 +660,8 @@ def _mixed(steps: list[tuple[Fraction, _Step]]) -> _Step:
     inf = sum((ball(w) * s.upper_inf for w, s in steps), flint.arb(0))
     return _Step(add("upper"), flint.arb(inf.upper()), add("low_p"), add("low_q"), off,
                  mean["mean_p"], mean["mean_q"], math.sqrt(max(var, 1e-24)),
-                 mean["bucket_mean_p"], mean["bucket_mean_q"])
+                 mean["bucket_mean_p"], mean["bucket_mean_q"],
+                 testable=all(s.testable for _, s in steps))
 
 
 def _lattice_index(xs: list[flint.arb], h: Fraction, up: bool) -> list[int]:
@@ -738,6 +853,8 @@ class Composed:
         """Direction d's certified lower bound from the forward direction's composed bucket
         vectors (module docstring, 5), computed when first needed: a direction whose upper
         bound lies below the other's lower bound never needs them."""
+        if not self.step_of[0].testable:
+            return Fraction(0)  # a bound only (`Symmetrised`): no realisable test
         if d not in self._lower_tails:
             if 0 not in self._lower_vecs:
                 h = float(self.grid.h)
@@ -746,6 +863,13 @@ class Composed:
                     _power(self.step_of[0], "low_q", self.steps, self.grid, h))
             self._lower_tails[d] = _tails(*self._lower_vecs[0], reverse=d == 1)
         return _lower(self._lower_tails[d], eps)
+
+    def delta_lower(self, epsilon: Fraction) -> Fraction:
+        """The certified lower end of δ(ε) (the larger order's) from the bucket vectors
+        alone: for a realisable pair whose upper end is not wanted (`composed(…,
+        directions=())`)."""
+        eps = Fraction(epsilon)
+        return max(self._lower(d, eps) for d in (0, 1))
 
     def delta(self, epsilon: Fraction) -> Bracket:
         """A certified bracket of δ(ε) = max over the two directions."""
@@ -999,10 +1123,13 @@ def composed(pair: AnyPair, steps: int, grid: Grid = Grid(),
     directions (0: P‖Q, 1: Q‖P; both by default), the bucket vectors when first needed."""
     if not isinstance(steps, int) or steps < 1:
         raise ValueError("steps must be a positive integer")
-    if not directions or not set(directions) <= {0, 1}:
-        raise ValueError("directions: a non-empty subset of (0, 1)")
+    if not set(directions) <= {0, 1}:
+        raise ValueError("directions: a subset of (0, 1) (empty: the lower end only)")
     h = float(grid.h)
     steps_of = _steps(pair, grid)
+    if steps_of[0] is steps_of[1]:  # symmetric (`Symmetrised`): one vector serves both orders
+        up = _power(steps_of[0], "upper", steps, grid, h)
+        return Composed(pair, steps, grid, steps_of, (up, up))
     return Composed(pair, steps, grid, steps_of,
                     tuple(_power(s, "upper", steps, grid, h) if d in directions else None
                           for d, s in enumerate(steps_of)))

@@ -59,6 +59,7 @@ from verifydp.accounting.forms import (
     moved_pair,
 )
 from verifydp.accounting.laws import truncated_law
+from verifydp.accounting.orientation import oriented
 from verifydp.accounting.pps import (
     poisson_pps_pair,
     pps_fixed_rate,
@@ -211,7 +212,24 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
                      fixed_measures: bool = False) -> tuple[Dominating, ...]:
     """The candidate per-step pairs of a design (the design file's kind and parameters,
     population size N): the worst case over all neighbouring datasets is the largest of
-    the candidates' composed δ (each covers the dataset pairs its `why` names).
+    the candidates' composed δ (each covers the dataset pairs its `why` names). Each
+    candidate's `pair` is realisable in one order; its `upper_pair` is what T releases
+    compose for the upper end (`accounting.orientation`: under substitution the dominated
+    order may change from release to release)."""
+    return tuple(oriented(d, add_remove) for d in _pairs(
+        kind, params, size, mechanism, query, magnitude, diameter, noise, add_remove,
+        strata_sizes, clusters, epsilon0, fixed_clusters, size_classes, fixed_measures))
+
+
+def _pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
+           query: str, magnitude: Fraction, diameter: Fraction, noise: Fraction,
+           add_remove: bool, strata_sizes: Mapping[str, int] | None = None,
+           clusters: tuple[int, ...] = (), epsilon0: Fraction | None = None,
+           fixed_clusters: bool = False,
+           size_classes: tuple[tuple[Fraction, int], ...] = (),
+           fixed_measures: bool = False) -> tuple[Dominating, ...]:
+    """`dominating_pairs` before the orientation rule: each pair dominates every step in
+    the order its derivation fixes.
     Randomized response (`epsilon0`) takes no query, shift or noise: `rr_pairs`.
     `fixed_clusters`: the file states that the cluster frame is fixed (no neighbour forms,
     dissolves or changes a record's cluster); otherwise such neighbours are covered too.
@@ -220,9 +238,8 @@ def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism:
     fixed = _fixed_pps(kind, params, add_remove, fixed_measures, size_classes)
     if fixed is not None:
         return tuple(replace(d, why=f"{kind}, measures fixed: {d.why}")
-                     for d in dominating_pairs("poisson", fixed, size, mechanism, query,
-                                               magnitude, diameter, noise, add_remove,
-                                               epsilon0=epsilon0))
+                     for d in _pairs("poisson", fixed, size, mechanism, query, magnitude,
+                                     diameter, noise, add_remove, epsilon0=epsilon0))
     if mechanism == "randomized-response":
         if epsilon0 is None:
             raise ValueError("randomized response needs epsilon0")

@@ -54,6 +54,15 @@ class Dominating:
     separation: Fraction = Fraction(0)
     # a realised pair whose loss is not monotone (a lower end by a count test)
     realised: Realised | None = None
+    # the pair composed for the upper end when it is not `pair` itself: set by
+    # `accounting.orientation.oriented` alone (a substitution's dominated order may change
+    # from release to release); `pair` stays the realisable pair of the lower end
+    upper: AnyPair | None = None
+
+    @property
+    def upper_pair(self) -> AnyPair:
+        """The pair whose T-fold composition bounds δ from above."""
+        return self.pair if self.upper is None else self.upper
 
     @property
     def q(self) -> Fraction | None:

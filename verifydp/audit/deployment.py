@@ -55,7 +55,7 @@ from verifydp.accounting import (
 )
 from verifydp.accounting.atoms import discrete_gaussian_sf
 from verifydp.accounting.chained import chained_upper
-from verifydp.accounting.composition import realised_lower
+from verifydp.accounting.composition import AnyPair, realised_lower
 from verifydp.accounting.dominating import (
     COPY_KINDS,
     KERNELS,
@@ -112,8 +112,11 @@ def _plain(d: Dominating, steps: int, grid: Grid) -> DeltaFn:
     """δ(ε) of one realisable pair composed T times, with a truncated law's tail (laws.py):
     δ ≤ δ₀ + Tτ and δ ≥ δ₀ − Tτ(1 + e^ε). When the dominating pair is not itself realisable
     (randomized response under substitution), the lower end is `d.lower`'s, which is."""
-    c = composed(d.pair, steps, grid)
-    low = composed(d.lower, steps, grid) if d.lower is not None else None
+    c = composed(d.upper_pair, steps, grid)
+    # the lower end: the realisable pair (`d.lower`, else `d.pair` when the upper end composes
+    # another pair: proofs/deployment_pairs.md#orientation), its buckets alone
+    real_pair = d.lower if d.lower is not None else (d.pair if d.upper is not None else None)
+    low = composed(real_pair, steps, grid, directions=()) if real_pair is not None else None
     tests: list[Callable[[Fraction], Fraction]] = []
     if d.realised is not None:
         r = d.realised
@@ -125,10 +128,14 @@ def _plain(d: Dominating, steps: int, grid: Grid) -> DeltaFn:
         tests.append(realised_lower(real, steps, grid))
 
     def delta(eps: Fraction) -> Bracket:
-        b = c.delta(eps)
-        if low is not None:
-            lo = max([low.delta(eps).lo, *(t(eps) for t in tests)])
-            b = Bracket(min(lo, b.hi), b.hi)
+        b = c.delta(eps)  # its lower end counts only when c's pair is the realisable one
+        lo = max([b.lo if real_pair is None else Fraction(0),
+                  *([low.delta_lower(eps)] if low is not None else []),
+                  *(t(eps) for t in tests)])
+        if lo > b.hi:  # a realisable pair above a proved bound: a bug, never hidden
+            raise ArithmeticError(f"{d.form}: lower end {float(lo):.6g} above the upper end "
+                                  f"{float(b.hi):.6g} at ε = {eps}")
+        b = Bracket(lo, b.hi)
         lo = b.lo - (steps * d.tail * (1 + rational(ball(eps).exp(), up=True)) if d.tail else 0)
         hi = min(b.hi + steps * d.tail, Fraction(1))
         return Bracket(max(lo, Fraction(0)), max(hi, Fraction(0)))
@@ -161,16 +168,22 @@ def _revealed(d: Dominating, steps: int, grid: Grid, budget: Fraction) -> DeltaF
         breaks = sorted({max(1, round(top * (i / _BREAKS) ** 2)) for i in range(1, _BREAKS + 1)}
                         | {top})
     # (Pr(J rounded up to j), Pr(J rounded down to j), the j-fold pair); the mixture over j
-    # is summed one order at a time (P‖Q, then Q‖P), never mixing the orders
-    parts: list[tuple[Fraction, Fraction, Composed]] = []
+    # is summed one order at a time (P‖Q, then Q‖P), never mixing the orders: the upper end
+    # from `d.upper_pair` (symmetrised under substitution, so both orders agree), the
+    # revealed lower end from the realisable `d.pair`
+    eta = _misclassified(d) if d.separation else None
+    parts: list[tuple[Fraction, Fraction, Composed | GaussianShift]] = []
+    shown_parts: list[Composed | GaussianShift] = []
     prev = 0
     for i, j in enumerate(breaks):
         nxt = breaks[i + 1] if i + 1 < len(breaks) else steps + 1
+        up = _j_fold(d.upper_pair, j, grid)
         parts.append((sum(pmf[prev + 1:j + 1], Fraction(0)), sum(pmf[j:nxt], Fraction(0)),
-                      _j_fold(d.pair, j, grid)))
+                      up))
+        if eta is not None:
+            shown_parts.append(up if d.upper is None else _j_fold(d.pair, j, grid))
         prev = j
     low = _lower_end(d.lower, steps, grid)
-    eta = _misclassified(d) if d.separation else None
 
     def delta(eps: Fraction) -> Bracket:
         per = [[c.delta_direction(eps, o) for _, _, c in parts] for o in (0, 1)]
@@ -178,6 +191,7 @@ def _revealed(d: Dominating, steps: int, grid: Grid, budget: Fraction) -> DeltaF
                             Fraction(0)) for bs in per)
         lo = low(eps)
         if eta is not None:  # the revealed mixture, less what misclassification can cost
+            per = [[c.delta_direction(eps, o) for c in shown_parts] for o in (0, 1)]
             shown = max(sum((w * b.lo for (_, w, _), b in zip(parts, bs, strict=True)),
                             Fraction(0)) for bs in per)
             lo = max(lo, shown - steps * eta * (1 + rational(ball(eps).exp(), up=True)))
@@ -202,7 +216,7 @@ def _shifted(pair: Pair | FinitePair) -> tuple[Fraction, Fraction] | None:
     return far[0]
 
 
-def _j_fold(pair: Pair | FinitePair, j: int, grid: Grid) -> Composed | GaussianShift:
+def _j_fold(pair: AnyPair, j: int, grid: Grid) -> Composed | GaussianShift:
     """The j-fold pair of a revealed cluster: the two-point Gaussian pair in closed form (a
     whole displaced cluster moves the output by many noise units: a lattice over that loss
     range would be huge), every other pair by the certified accountant."""
