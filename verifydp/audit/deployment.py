@@ -38,7 +38,6 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, ROUND_FLOOR, Context
 from fractions import Fraction
 from math import comb
 from typing import Any
@@ -67,6 +66,7 @@ from verifydp.accounting.dominating import (
 from verifydp.accounting.shuffle import shuffle_lower
 from verifydp.accounting.threshold import ThresholdTest, count_test, mixture_count_test
 from verifydp.accounting.twopoint import GaussianShift, gaussian_shift
+from verifydp.audit.numbers import decimal_string
 from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
 from verifydp.exact.arb import ball, kernel_cdf, rational
 from verifydp.exact.interval import Bracket
@@ -81,12 +81,9 @@ _CURVE_TOL = Fraction(1, 50)  # plotted points: a coarser bisection (still certi
 
 
 def number_json(b: Bracket) -> dict[str, Any]:
-    """{"lo", "hi", "lo_float", "hi_float"}: decimal strings rounded outward (9 digits)."""
-    def dec(x: Fraction, up: bool) -> str:
-        ctx = Context(prec=9, rounding=ROUND_CEILING if up else ROUND_FLOOR)
-        return str(ctx.divide(x.numerator, x.denominator))
-
-    return {"lo": dec(b.lo, False), "hi": dec(b.hi, True),
+    """{"lo", "hi", "lo_float", "hi_float"}: decimal strings rounded outward (9 digits), in
+    the report's one JSON number format (verifydp.audit.numbers, issue 27)."""
+    return {"lo": decimal_string(b.lo, False, 9), "hi": decimal_string(b.hi, True, 9),
             "lo_float": float(b.lo), "hi_float": float(b.hi)}
 
 
