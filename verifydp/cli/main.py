@@ -7,7 +7,9 @@ Exit status: 0 whatever the verdicts; 2 on usage errors (unknown claim, bad file
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
+import io
 import json
 import math
 import os
@@ -147,7 +149,80 @@ def _executor_flags(p: argparse.ArgumentParser) -> None:
                         "else a LocalCluster of --workers processes)")
 
 
+ASCII = {"ε": "eps", "δ": "delta", "σ": "sigma", "ρ": "rho", "μ": "mu", "η": "eta",
+         "λ": "lambda", "γ": "gamma", "π": "pi", "Σ": "Sum", "≤": "<=", "≥": ">=", "≠": "!=",
+         "≈": "~", "−": "-", "–": "-", "—": "--", "·": "*", "×": "x", "…": "...", "→": "->",
+         "←": "<-", "∞": "inf", "±": "+/-", "∈": " in ", "′": "'", "̃": "~", "̂": "^",
+         "√": "sqrt", "⌈": "ceil(", "⌉": ")", "⌊": "floor(", "⌋": ")", "‖": "||", "⟨": "<",
+         "⟩": ">", "ℓ": "l", "│": "|", "─": "-", "━": "-", "┃": "|", "╭": "+", "╮": "+",
+         "╰": "+", "╯": "+", "┏": "+", "┓": "+", "┗": "+", "┛": "+", "┡": "+", "┩": "+"}
+
+
+def _ascii_spelling(exc: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: ε as eps, ≤ as <=, … ; '?' for the rest (issue 28:
+    `PYTHONIOENCODING=ascii verifydp claims` was an internal error)."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    bad = exc.object[exc.start:exc.end]
+    return "".join(ASCII.get(ch, "?") for ch in bad), exc.end
+
+
+codecs.register_error("verifydp-ascii", _ascii_spelling)
+
+
+def _plain_streams() -> None:
+    """Where stdout or stderr cannot encode ε (an ASCII locale, PYTHONIOENCODING=ascii),
+    write ASCII spellings instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            "ε≤".encode(getattr(stream, "encoding", None) or "ascii")
+        except (UnicodeEncodeError, LookupError):
+            with contextlib.suppress(AttributeError, ValueError, io.UnsupportedOperation):
+                stream.reconfigure(errors="verifydp-ascii")  # type: ignore[union-attr]
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (workers ended, witnesses and state kept), exit 143."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, frame: object) -> None:
+        raise Terminated
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: one line on stderr for any error, never a traceback (module
+    docstring); SIGTERM is handled like Ctrl-C (issue 28)."""
+    _plain_streams()
+    try:
+        os.getcwd()
+    except OSError:
+        print("verifydp: the current directory no longer exists (cd to one that does)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        with _terminate_as_interrupt():
+            return _main(argv)
+    except Terminated:  # between the handler's install and _main's own handling
+        print("verifydp: terminated", file=sys.stderr)
+        return 143
+    except KeyboardInterrupt:
+        print("verifydp: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -179,6 +254,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"verifydp: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except Terminated:
+        print("verifydp: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("verifydp: interrupted", file=sys.stderr)
         return 130

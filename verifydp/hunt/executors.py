@@ -18,8 +18,14 @@ and the results are those of local processes.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import importlib
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -56,6 +62,47 @@ class Pool:
             yield futures[fut], fut.result()
 
 
+def worker_init(parent: int) -> None:
+    """Run in every local worker: ignore Ctrl-C (the main process decides and ends the
+    workers; each would otherwise print its own traceback), and end when the main process
+    ends, SIGKILL included (issue 28: hunt workers outlived a killed parent): Linux's
+    parent-death signal, and a thread that watches the parent's pid everywhere else."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
+    if os.getppid() != parent:  # it died before the signal was asked for
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
+                     name="verifydp-parent-watch").start()
+
+
+PR_SET_PDEATHSIG = 1
+PARENT_POLL_S = 1.0
+
+
+def _watch_parent(parent: int) -> None:
+    while True:
+        time.sleep(PARENT_POLL_S)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def _end_workers(pp: ProcessPoolExecutor) -> None:
+    """Terminate the pool's worker processes now, and kill any still alive after a second."""
+    procs = list((getattr(pp, "_processes", None) or {}).values())
+    for p in procs:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            p.terminate()
+    deadline = time.monotonic() + 1.0
+    for p in procs:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            p.join(max(0.0, deadline - time.monotonic()))
+            if p.is_alive():
+                p.kill()
+                p.join(1.0)
+
+
 def scheduler_address(scheduler: str | None) -> str | None:
     """The scheduler to use: the explicit one, else ``$VERIFYDP_SCHEDULER``, else None."""
     return scheduler or os.environ.get(SCHEDULER_ENV) or None
@@ -73,9 +120,17 @@ def open_pool(kind: str, workers: int, scheduler: str | None = None) -> Iterator
         if workers == 1:
             yield Pool(None, 1, "inline")
             return
-        pp = ProcessPoolExecutor(max_workers=workers)
+        pp = ProcessPoolExecutor(max_workers=workers, initializer=worker_init,
+                                 initargs=(os.getpid(),))
         try:
             yield Pool(pp, workers, f"{workers} local processes")
+        except BaseException:
+            # Ctrl-C or SIGTERM to the main process alone (what CI timeouts and supervisors
+            # send): the workers would otherwise finish every task already handed to them,
+            # and interpreter exit waits for them (issue 28). Witnesses are written
+            # atomically, so ending a worker mid-task leaves every file whole.
+            _end_workers(pp)
+            raise
         finally:
             pp.shutdown(wait=False, cancel_futures=True)
         return
