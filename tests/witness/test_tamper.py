@@ -215,3 +215,163 @@ def test_peer_claims_are_the_ones_regress_writes() -> None:
     from verifydp.regress.peers import AUTODP_WR_CLAIM
 
     assert {AUTODP_WR_CLAIM} == PEER_CLAIMS
+
+
+# ---------------------------------------------------------------- issue 28: every field, every kind
+#
+# Each kind is represented by committed witnesses (and regress witnesses made here, since the
+# corpus holds none). Every leaf of the JSON (the first three items of each list) is edited
+# alone — each number raised, lowered and zeroed, each label changed — and replayed: a replay
+# may refuse the file (exit 2) or not confirm it, never confirm it. The only leaves replay
+# cannot tie to anything are the ones listed in UNCHECKED, each with the reason.
+
+KIND_FILES = ["bun_lemB.1_deletion.json", "bun_thm3.1_upper.json", "bun_thm5.3_event.json",
+              "ebadi_wr.json", "peer_autodp_subsample_epsdelta_wr.json", "ebadi_pinq_take.json",
+              "ebadi_thm4.6.json", "must_thm5_ww.json", "must_sec3.3_pair.json",
+              "must_prop7.json"]
+UNCHECKED = {
+    ("tool",),  # the version that wrote the file: shown, and a witness outlives its version
+    ("function",),  # regress: the user's MODULE:FUNCTION, which replay never runs
+}
+COUNTS = {"edits": 0, "refused": 0}  # reported by the closing note of issue 28
+
+
+def _leaves(obj: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    if isinstance(obj, dict):
+        return [leaf for k, v in obj.items() for leaf in _leaves(v, (*path, k))]
+    if isinstance(obj, list):
+        return [leaf for i, v in enumerate(obj[:3]) for leaf in _leaves(v, (*path, i))]
+    return [(path, obj)]
+
+
+def _edits(value: Any) -> list[Any]:
+    """Other values for one leaf: numbers moved up, down and to 0 (in their own notation),
+    labels changed."""
+    from fractions import Fraction
+
+    if isinstance(value, bool) or value is None:
+        return [not value] if isinstance(value, bool) else ["1"]
+    if isinstance(value, int):
+        return [value + 1, value - 1, 0 if value else 2]
+    if isinstance(value, float):
+        return [value * 2 + 1, value / 2, 0.0]
+    assert isinstance(value, str)
+    try:
+        x = Fraction(value)
+    except (ValueError, ZeroDivisionError):
+        return [value + " (edited)", value.replace("1", "2") if "1" in value else value + "1"]
+    out = [str(x + 1), str(x / 2), "0"]
+    return [v for v in out if v != value] or [str(x + 2)]
+
+
+def _set_path(obj: Any, path: tuple[Any, ...], value: Any) -> Any:
+    obj = copy.deepcopy(obj)
+    cur = obj
+    for k in path[:-1]:
+        cur = cur[k]
+    cur[path[-1]] = value
+    return obj
+
+
+def _confirms(obj: dict[str, Any]) -> bool:
+    from verifydp.casebook import replay_object
+    from verifydp.witness import WitnessFormatError
+
+    try:
+        return replay_object(json.loads(json.dumps(obj))).confirmed
+    except (WitnessFormatError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+            ArithmeticError, RecursionError, AssertionError):
+        return False  # refused as malformed: the CLI's exit 2
+
+
+def _every_leaf_edited(obj: dict[str, Any]) -> list[str]:
+    assert _confirms(obj), "the control must confirm"
+    confirmed = []
+    for path, value in _leaves(obj):
+        if path in UNCHECKED or path[:1] == ("mapping",):
+            continue
+        for new in _edits(value):
+            if new == value and type(new) is type(value):
+                continue  # 0.0 halved is no edit
+            COUNTS["edits"] += 1
+            if _confirms(_set_path(obj, path, new)):
+                confirmed.append(f"{'.'.join(map(str, path))}: {value!r} → {new!r}")
+            else:
+                COUNTS["refused"] += 1
+    return confirmed
+
+
+@pytest.mark.parametrize("name", KIND_FILES)
+def test_every_number_and_label_edited_never_confirms(name: str) -> None:
+    obj = json.loads((ROOT / name).read_text(encoding="utf-8"))
+    assert _every_leaf_edited(obj) == []
+
+
+def _regress_witnesses() -> list[dict[str, Any]]:
+    import math
+
+    from verifydp.regress import regress, regress_accountant
+
+    def half_eps(eps: float, m: int, n: int) -> float:
+        return math.log1p(m / n * math.expm1(eps / 2))
+
+    def wor(eps: float, deltas: Any, n: int, m: int) -> tuple[float, float]:
+        return math.log1p(m / (n + 1) * math.expm1(eps)), m / (n + 1) * deltas[0]
+
+    def acc_low(sigma: float, batch_size: int, n: int, steps: int, delta: float) -> float:
+        return 0.01
+
+    out = []
+    for report in (regress(half_eps, "bun/thm2.2", sound_only=True, max_examples=5,
+                           sound_examples=10),
+                   regress(wor, "must/table2:wor", sound_only=True, max_examples=5,
+                           sound_examples=10),
+                   regress_accountant(acc_low, "fixed-size", {"steps": (1,), "sigma": (1.0,),
+                                                              "batch_size": (10,), "n": (100,)})):
+        w = report.witness()
+        assert w is not None
+        out.append(json.loads(json.dumps(w.to_json())))
+    return out
+
+
+def test_regress_witnesses_every_field_edited_never_confirm() -> None:
+    for obj in _regress_witnesses():
+        assert _every_leaf_edited(obj) == [], obj["claim"]
+
+
+def test_regress_arguments_changed_in_both_places_never_confirm() -> None:
+    """Issue 28: n = 1 → 1000 and m = 1 → 0 in the arguments and in the problem's copy of them
+    confirmed a bound recomputed on the old problem; the problem is now rebuilt."""
+    obj = _regress_witnesses()[0]
+    for key, value in (("n", 1000), ("m", 0), ("n", 7), ("eps", 2.0)):
+        both = copy.deepcopy(obj)
+        both["arguments"][key] = value
+        both["problem"]["arguments"][key] = value
+        assert not _confirms(both), (key, value)
+
+
+def _rename(obj: Any, old: str, new: str) -> Any:
+    return json.loads(json.dumps(obj).replace(f'"{old}"', f'"{new}"'))
+
+
+def test_a_record_renamed_everywhere_still_replays() -> None:
+    """Names are arbitrary: x → zz (same order) and x → 0 (sorts first) both replay."""
+    obj = json.loads((ROOT / "ebadi_wr.json").read_text(encoding="utf-8"))
+    assert _confirms(_rename(obj, "x", "zz"))
+    assert _confirms(_rename(obj, "x", "0"))
+    peer = json.loads((ROOT / "peer_autodp_subsample_epsdelta_wr.json").read_text("utf-8"))
+    assert _confirms(_rename(peer, "a", "b0"))
+
+
+def test_the_issue_cases_never_confirm() -> None:
+    g = json.loads((ROOT / "must_sec3.3_pair.json").read_text(encoding="utf-8"))
+    half = copy.deepcopy(g)
+    half["claimed_pair"]["P"][0]["value"], half["claimed_pair"]["P_prime"][0]["value"] = \
+        "1/2", "-1/2"
+    peer = json.loads((ROOT / "peer_autodp_subsample_epsdelta_wr.json").read_text("utf-8"))
+    one = _set_path(_set_path(peer, ("claimed", "srepr"), "Integer(1)"),
+                    ("claimed", "expression"), "1")
+    for obj in (half, _set_path(g, ("claim",), "must/sec3.3:pair:corrected"),
+                _set_path(g, ("claim",), "bun/thm2.2"),
+                _set_path(peer, ("claimed", "params", "prob"), "1/3"), one):
+        assert not _confirms(obj)

@@ -235,7 +235,7 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
             x = float.fromhex(v["hex"])
         except (ValueError, OverflowError):
             raise ValueError(f"outputs.{k}.hex is not a float in hex") from None
-        if not math.isfinite(x) or x != float(v["float"]):
+        if not math.isfinite(x) or x != float(v["float"]) or v["hex"] != x.hex():
             return ReplayReport(False, (*lines, f"output {k}: hex and decimal disagree"))
         values[k] = Fraction(x)
     output = obj["output"]
