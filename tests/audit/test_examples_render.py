@@ -1,0 +1,117 @@
+"""Every shipped example renders as text, JSON and HTML from one audit (issue 27: `audit
+--html` crashed on business_survey_neyman.toml, where ε' = 16 at ε = 4 lay above the plot's
+cap, and the JSON was lost with it).
+
+One test per example file: the report is computed once and rendered the three ways the
+command line offers (`verifydp audit FILE`, `--json`, `--html`). The verdicts and numbers of
+the examples are pinned elsewhere (tests/audit/test_audit.py, test_deployment*.py,
+test_fullsize.py); here the question is only whether each renders, leads with the right
+answer and keeps JSON's one number shape.
+
+Budget: the suite runs on 2 cores within 10 minutes, and some examples take 10–70 s in full.
+Those run on a temporary copy with the file's own knobs turned down — listed in `LIGHTER`
+with the reason — which changes the numbers, never the code paths the rendering takes: a
+coarser `[composition] rtol`, fewer `steps` (whole epochs for shuffled batches), a shorter
+`[audit] eps_grid` (kept above ε = 2 where the full grid reaches a large ε', the case that
+crashed), a smaller `instance_size`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verifydp.audit import audit
+from verifydp.audit.html import render_html
+from verifydp.audit.spec import parse_design, tomllib
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))
+
+# example → (overrides by "section.key", why the example is lightened)
+LIGHTER: dict[str, tuple[dict[str, Any], str]] = {
+    "deploy_business_pps.toml": (
+        {"composition.steps": 1, "composition.rtol": 0.5, "audit.eps_grid": [4]},
+        "20 s in full (9 s at one release): thinned-record pairs per size class"),
+    "deploy_dpsgd_with_replacement.toml": (
+        {"composition.steps": 1, "composition.rtol": 0.5, "audit.eps_grid": [4]},
+        "70 s and more in full: the chained upper end; one release takes 6 s, 100 take 100 s"),
+    "deploy_register_systematic.toml": (
+        {"composition.steps": 2, "composition.rtol": 0.5, "audit.eps_grid": [4],
+         "audit.instance_size": 10},
+        "15 s in full; still 9 s, most of it the single release's δ'(ε') points"),
+    "deploy_household_two_stage.toml": (
+        {"composition.steps": 2, "composition.rtol": 0.5, "audit.eps_grid": [4]},
+        "12 s in full: open-frame cluster pairs with the draw revealed"),
+    "deploy_dpsgd_fixed_batch.toml": (
+        {"composition.steps": 300, "composition.rtol": 0.5, "audit.eps_grid": [4]},
+        "11 s in full; at 300 steps ε ∈ [3.898, 3.902] still violates the target ε ≤ 3"),
+    "deploy_dpsgd_poisson.toml": (
+        {"composition.steps": 100, "composition.rtol": 0.5, "audit.eps_grid": [4]},
+        "7 s in full"),
+    "deploy_dpsgd_shuffle.toml": (
+        {"composition.rtol": 0.5, "audit.eps_grid": [4]}, "6 s in full"),
+    "deploy_survey_proportional.toml": (
+        {"composition.steps": 2, "composition.rtol": 0.5, "audit.eps_grid": [4]},
+        "6 s in full"),
+    "deploy_business_successive_pps.toml": (
+        {"composition.steps": 2, "composition.rtol": 0.5}, "6 s in full"),
+    "deploy_business_pps_frame.toml": (
+        {"composition.steps": 2, "composition.rtol": 0.5, "audit.eps_grid": [4]},
+        "5 s in full"),
+}
+
+
+def _lightened(path: Path) -> dict[str, Any]:
+    obj = tomllib.loads(path.read_text(encoding="utf-8"))
+    for key, value in LIGHTER.get(path.name, ({}, ""))[0].items():
+        section, _, field = key.partition(".")
+        obj.setdefault(section, {})[field] = value
+    return obj
+
+
+def _numbers(obj: Any) -> list[dict[str, Any]]:
+    if isinstance(obj, dict):
+        own = [obj] if {"lo", "hi"} <= set(obj) else []
+        return own + [n for v in obj.values() for n in _numbers(v)]
+    if isinstance(obj, list):
+        return [n for v in obj for n in _numbers(v)]
+    return []
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_example_renders_text_json_and_html(path: Path, tmp_path: Path) -> None:
+    """One audit of the example (lightened per `LIGHTER`), rendered three ways."""
+    from rich.console import Console
+
+    spec = parse_design(_lightened(path))
+    report = audit(spec, witness_dir=tmp_path)
+    buf = io.StringIO()
+    report.render(Console(file=buf, width=150))
+    text = buf.getvalue()
+    page = render_html(report)
+    obj = json.loads(json.dumps(report.to_json()))
+    assert text.startswith(spec.name) and "Traceback" not in text
+    assert page.startswith("<!doctype html>") and page.rstrip().endswith("</html>")
+    headings = re.findall(r"<h2[^>]*>(.*?)</h2>", page)
+    lines = text.splitlines()
+    if report.deployment is not None:  # the deployment's verdict leads, in all three
+        assert headings[0].startswith("Deployment verdict:"), headings[0]
+        verdict = next(i for i, x in enumerate(lines) if x.startswith("DEPLOYMENT VERDICT:"))
+        assert verdict < next(i for i, x in enumerate(lines) if x.startswith("SINGLE RELEASE"))
+        assert obj["headline"].startswith(f"{spec.name}: ") and "after" in obj["headline"]
+        assert headings[1].startswith("Single release:")
+    assert obj["full_size"] is not None and obj["single_release"]["headline"]
+    if path.name == "deploy_dpsgd_fixed_batch.toml":  # issue 27: it opened with "amplifies"
+        assert "VIOLATED" in headings[0]
+        assert "VIOLATED" in " ".join(lines[verdict:verdict + 2])
+        assert obj["deployment"]["target"] == "violated"
+    for n in _numbers(obj):  # one shape, and decimal strings in one format
+        assert set(n) == {"lo", "hi", "lo_float", "hi_float"}, n
+        for end in ("lo", "hi"):
+            assert "E" not in n[end] and not re.search(r"\.\d*0$", n[end]), n
