@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from verifydp.audit.numbers import bracket_text, number_text
 from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket
 from verifydp.semantics import gaussian, tails, testing
@@ -410,10 +411,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(conv.to_json(), indent=2, ensure_ascii=False))
         return EXIT_OK
-    print(f"{conv.source} → {conv.target}  ({', '.join(f'{k}={v}' for k, v in conv.params.items())})")
+    given = ", ".join(f"{k} = {number_text(float(Fraction(v)), 8)}" for k, v in conv.params.items())
+    print(f"{conv.source} → {conv.target}  ({given})")
     for v in conv.values:
-        print(f"  {v.quantity:<8} {v.role:<17} [{_dec(v.bracket.lo, False)}, "
-              f"{_dec(v.bracket.hi, True)}]  {v.how}")
+        # readable: "18.193803 (certified ±5e-11)"; --json keeps the outward decimals
+        print(f"  {v.quantity:<8} {v.role:<17} {bracket_text(v.bracket.lo, v.bracket.hi):<34}"
+              f"  {v.how}")
     for n in conv.notes:
         print(f"  note: {n}")
     return EXIT_OK

@@ -68,7 +68,20 @@ def bracket_text(lo: Fraction | float | None, hi: Fraction | float | None,
     need = digits
     if math.isfinite(b) and scale > 0 and width > 0:
         need = min(12, max(digits, 2 + math.ceil(-math.log10(width / scale))))
-    return f"[{number_text(a, need)}, {number_text(b, need)}]"
+    return f"[{_outward(lo, False, need)}, {_outward(hi, True, need)}]"
+
+
+def _outward(x: Fraction | float | None, up: bool, digits: int) -> str:
+    """An end of a bracket for people, rounded outward (the printed bracket still holds)."""
+    if x is None:
+        return "∞" if up else "0"
+    f = float(x)
+    if f == 0 or not math.isfinite(f):
+        return number_text(f)
+    text = decimal_string(Fraction(x), up, digits)
+    if "e" in text or not 1e-4 <= abs(f) < 1e6:
+        return number_text(float(text), digits)
+    return text
 
 
 def _up_one_digit(x: float) -> float:
