@@ -24,12 +24,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from verifydp import numparse
 from verifydp.audit.numbers import bracket_text, number_text
 from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket
 from verifydp.semantics import gaussian, tails, testing
 
-_DELTA_MIN = Fraction(1, 10**50)  # smallest δ searched (far above the 2^-192 grid)
+_DELTA_MIN = Fraction(1, 10**50)
+LEVEL_MIN = Fraction(1, 10**12)  # the smallest test level a power conversion takes  # smallest δ searched (far above the 2^-192 grid)
 SOURCES = ("pure", "approx", "rdp", "zcdp", "gdp")
 TARGETS = ("approx", "pbdp", "rdp", "zcdp", "power", "bayes")
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -126,6 +128,9 @@ def _check_ranges(p: dict[str, Fraction | None]) -> None:
     for k in ("delta", "level"):
         if p.get(k) is not None and not 0 < p[k] < 1:  # type: ignore[operator]
             raise ConvertError(f"--{k} must lie strictly between 0 and 1")
+    if p.get("level") is not None and p["level"] < LEVEL_MIN:  # type: ignore[operator]
+        # the power bounds work in floats there (issue 28: 1e-100 overflowed)
+        raise ConvertError(f"--level must be at least {float(LEVEL_MIN):g}")
     if p.get("epsilon") is not None and p["epsilon"] < 0:  # type: ignore[operator]
         raise ConvertError("--epsilon must be non-negative")
     if p.get("alpha") is not None and p["alpha"] <= 1:  # type: ignore[operator]
@@ -376,12 +381,20 @@ _TABLE: dict[tuple[str, str], Callable[[dict], Result]] = {
 _PARAMS = ("epsilon", "delta", "rho", "alpha", "gamma", "mu", "level")
 
 
+MAGNITUDE = (Fraction(1, 10**100), Fraction(10**100))  # 0, or within these (issue 28)
+
+
 def _exact(s: str) -> Fraction:
-    """An exact rational from a decimal/fraction string ('1e-10', '2.63', '1/3')."""
+    """An exact rational from a decimal/fraction string ('1e-10', '2.63', '1/3'), by the one
+    number parser (`verifydp.numparse`): "1e999999999" once built a billion-digit Fraction.
+    Nonzero values lie within `MAGNITUDE`; each conversion checks its own domain."""
     try:
-        x = Fraction(s)
-    except (ValueError, ZeroDivisionError):
-        raise argparse.ArgumentTypeError(f"not a number: {s!r}") from None
+        x = numparse.number(s, "value")
+    except numparse.NumberError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value").lstrip(": =")) from None
+    if x and not MAGNITUDE[0] <= abs(x) <= MAGNITUDE[1]:
+        raise argparse.ArgumentTypeError(f"{s.strip()!r} is outside the magnitudes 1e-100 to "
+                                         "1e100")
     return x
 
 

@@ -10,12 +10,14 @@ message starts with the dotted name of the offending field, e.g.
 from __future__ import annotations
 
 import math
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from verifydp import numparse
 from verifydp.designs import (
     SRSWOR,
     SRSWR,
@@ -269,6 +271,11 @@ class AuditSpec:
 # ---------------------------------------------------------------- scalar readers
 
 
+# every number of a design file is 0 or within these magnitudes (issue 28: 1e-300 and 1e300
+# crashed or hung the engines in a dozen places); each key's own domain is checked after
+MAGNITUDE = (Fraction(1, 10**12), Fraction(10**12))
+
+
 def number(where: str, x: object) -> Fraction:
     """A rational from an int, a decimal float (read as its decimal text: 0.1 is 1/10), or a
     string 'a/b' / '0.25'. Booleans, NaN and infinities are refused."""
@@ -278,9 +285,15 @@ def number(where: str, x: object) -> Fraction:
         if not math.isfinite(x):
             raise _fail(where, f"must be finite, got {x!r}")
         x = repr(x)
-    try:
-        return Fraction(x)
-    except (ValueError, ZeroDivisionError, OverflowError):
+    try:  # the one parser (issue 28): "1e999999999" once built a billion-digit Fraction
+        v = numparse.number(x, where)
+        if v and not MAGNITUDE[0] <= abs(v) <= MAGNITUDE[1]:
+            raise _fail(where, f"must be 0 or of magnitude between {float(MAGNITUDE[0]):g} and "
+                               f"{float(MAGNITUDE[1]):g}, got {x}")
+        return v
+    except numparse.NumberError as exc:
+        if "exponent" in str(exc) or "digits" in str(exc):
+            raise _fail(where, str(exc).removeprefix(where).lstrip(": =")) from None
         raise _fail(where, f"must be a number such as 3, 0.25 or '1/4', got {x!r}") from None
 
 
@@ -643,8 +656,9 @@ def _audit_options(obj: object) -> tuple[int, tuple[Fraction, ...]]:
     _keys("audit", t, ("instance_size", "eps_grid"))
     size = integer("audit.instance_size", t.get("instance_size", 40), 4, 200)
     grid_raw = t.get("eps_grid", [])
-    if not isinstance(grid_raw, list) or len(grid_raw) > 12:
-        raise _fail("audit.eps_grid", "must be an array of at most 12 values of ε")
+    if not isinstance(grid_raw, list) or len(grid_raw) > 12 or ("eps_grid" in t and not grid_raw):
+        raise _fail("audit.eps_grid", "must be an array of 1 to 12 values of ε (leave it out "
+                                      "for the default grid)")
     grid = []
     for i, e in enumerate(grid_raw):
         v = number(f"audit.eps_grid[{i}]", e)
@@ -713,10 +727,24 @@ def _mechanism(obj: object, protect: Relation) -> MechanismSpec:
         raise _fail(f"mechanism.{given[0]}", f"discrete-gaussian σ = {float(noise):g} is outside "
                                              f"[{DGAUSS_SIGMA[0]}, {DGAUSS_SIGMA[1]}] (the "
                                              f"discrete engine's range)")
+    if kind != "discrete-gaussian":
+        sens = (Fraction(1) if query == "count" else clip) / divisor
+        if not NOISE_RATIO[0] <= noise / sens <= NOISE_RATIO[1]:
+            # below, one release's loss spans hundreds of nats and the accountant's lattice
+            # does not fit in memory; above, the loss is below what it resolves (issue 28:
+            # clip = 1e12 or sigma = 1e-12 were internal errors)
+            raise _fail(f"mechanism.{given[0]}", f"{kind} noise {float(noise):g} is "
+                                                 f"{float(noise / sens):g} × the sensitivity "
+                                                 f"{float(sens):g}; allowed: "
+                                                 f"[{float(NOISE_RATIO[0]):g}, "
+                                                 f"{float(NOISE_RATIO[1]):g}] × it")
     if "epsilon0" in t:
         raise _fail("mechanism.epsilon0", f"not a parameter of {kind} (randomized-response "
                                           f"only)")
     return MechanismSpec(kind, query, clip, noise, divisor)
+
+
+NOISE_RATIO = (Fraction(1, 10), Fraction(10**4))  # σ (or b) over the add/remove sensitivity
 
 
 def _randomized_response(t: Mapping[str, Any]) -> MechanismSpec:
@@ -947,11 +975,21 @@ def _frame_order(interval: int, size: int
 def load_design(path: Path | str) -> AuditSpec:
     """Read and validate a TOML design file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # a regular file of bounded size (`/dev/zero` or a FIFO would never end)
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise DesignFileError(f"{path}: not a regular file")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise DesignFileError(f"{path}: larger than {MAX_FILE_BYTES} bytes, the limit for "
+                                  "a design file")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise DesignFileError(f"{path}: cannot read design file ({exc})") from None
     return loads(text, str(path))
+
+
+MAX_FILE_BYTES = 1_000_000
 
 
 def loads(text: str, source: str = "design file") -> AuditSpec:
@@ -959,4 +997,6 @@ def loads(text: str, source: str = "design file") -> AuditSpec:
         obj = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DesignFileError(f"{source}: not valid TOML ({exc})") from None
+    except RecursionError:  # 2000 nested arrays or inline tables (issue 28)
+        raise DesignFileError(f"{source}: nested too deeply to be a design file") from None
     return parse_design(obj)
