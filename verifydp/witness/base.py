@@ -23,6 +23,7 @@ from verifydp import __version__
 from verifydp.designs.base import Design
 from verifydp.epsilon import EpsSpec
 from verifydp.exact.dist import FiniteDist
+from verifydp.exact.interval import Bracket
 from verifydp.exact.loss import privacy_loss
 from verifydp.population import PopulationPair, Relation
 from verifydp.witness import schema as sch
@@ -376,18 +377,32 @@ def replay_json(obj: dict[str, Any],
     elif obj["quantity"] == "ratio":
         if pr_q == 0:
             ok = pr_p > 0
-            lines.append(f"ratio = ∞ > claimed e^ε' ∈ {bound}")
+            lines.append(f"ratio = ∞ > claimed e^ε' ≤ {_claimed(bound)}")
         else:
             ratio = pr_p / pr_q
             ok = ratio > bound.hi
-            lines.append(f"ratio = {ratio} ≈ {float(ratio):.6g} vs claimed e^ε' ∈ {bound}")
+            lines.append(f"ratio = {_exact(ratio)} vs claimed e^ε' ≤ {_claimed(bound)}")
     elif obj["quantity"] == "hockey":
         assert t_expr is not None
         tp = eps.evaluate(t_expr, params)
         value = pr_p - tp.hi * pr_q
         ok = value > bound.hi
-        lines.append(f"Pr_P − e^ε'·Pr_P' ≥ {float(value):.6g} vs claimed δ' ∈ {bound}")
+        lines.append(f"Pr_P − e^ε'·Pr_P' ≥ {float(value):.6g} vs claimed δ' ≤ {_claimed(bound)}")
     else:
         raise ValueError(f"unknown quantity {obj['quantity']!r}")
     lines.append("CONFIRMED: the claimed bound is violated" if ok else "NOT confirmed")
     return ReplayReport(ok, tuple(lines))
+
+
+def _exact(x: Fraction) -> str:
+    """An exact rational for a replay line: "36 (exact)", "13/4 ≈ 3.25 (exact)"."""
+    return f"{x} (exact)" if x.denominator == 1 else f"{x} ≈ {float(x):.6g} (exact)"
+
+
+def _claimed(b: Bracket) -> str:
+    """A printed bound for a replay line: its value when the bracket is a point ("6"), else
+    the upper end with the bracket ("2.71828 (certified bracket [2.71828, 2.71829])") — the
+    line used to read "e^ε' ∈ 6" (issue 27)."""
+    if b.lo == b.hi:
+        return f"{b.lo}" if b.lo.denominator == 1 else f"{b.lo} ≈ {float(b.lo):.6g}"
+    return f"{float(b.hi):.6g} (certified bracket [{float(b.lo):.10g}, {float(b.hi):.10g}])"
