@@ -249,3 +249,225 @@ def test_convert(capsys: pytest.CaptureFixture[str], src: str, dst: str, x: str,
 
     run(capsys, ["convert", "--from", src or SOURCES[0], "--to", dst or CONVERT_TARGETS[0],
                  f"--eps={x}", f"--delta={y}"])
+
+
+# ---------------------------------------------------------------- issue 28: hostile inputs
+#
+# Each case below is one the second fuzz round found failing. Every one runs through `run`
+# (no traceback, no internal error, one line for exit 2, a time limit); most must exit 2.
+
+
+def refused(capsys: pytest.CaptureFixture[str], argv: list[str], budget: float = 10.0) -> str:
+    """Run `argv`, which must be refused: exit 2, one line, within `budget` seconds."""
+    start = time.monotonic()
+    code, _, err = run(capsys, argv)
+    assert code == 2 and err.count("\n") == 1, (argv, code, err)
+    assert time.monotonic() - start < budget, argv
+    return err
+
+
+def test_empty_witness_dir_is_refused_and_no_foreign_file_is_overwritten(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from verifydp.casebook import INDEX_MARKER, INDEX_NAME
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "README.md").write_text("# my project\n", encoding="utf-8")
+    for flag in (["--witness-dir", ""], ["--witness-dir="], ["--witness-dir", " "]):
+        refused(capsys, ["check", "must/prop7", "--no-progress", *flag])
+    refused(capsys, ["hunt", "must/prop7", "--state", "", "--budget", "1"])
+    refused(capsys, ["replay", ""])
+    for _ in range(2):  # the second run rewrites the index it wrote, and only it
+        run(capsys, ["check", "must/prop7", "--no-progress", "--witness-dir", "."])
+        assert (tmp_path / "README.md").read_text(encoding="utf-8") == "# my project\n"
+        assert INDEX_MARKER in (tmp_path / INDEX_NAME).read_text(encoding="utf-8")
+    (tmp_path / INDEX_NAME).write_text("mine too\n", encoding="utf-8")
+    run(capsys, ["check", "must/prop7", "--no-progress", "--witness-dir", "."])
+    assert (tmp_path / INDEX_NAME).read_text(encoding="utf-8") == "mine too\n"
+
+
+def _edit(name: str, path: tuple[Any, ...], value: Any) -> dict[str, Any]:
+    obj = json.loads((ROOT / "counterexamples" / name).read_text(encoding="utf-8"))
+    return _mutate(obj, path, value, delete=False)
+
+
+# malformed witnesses (issue 28, "Witness files"): refused, never "not confirmed" or confirmed
+MALFORMED = {
+    "unknown claim": _edit("bun_lemB.1_deletion.json", ("claim",), "bun/no-such-claim"),
+    "claim id of 10⁵ characters": _edit("must_prop7.json", ("claim",), "x" * 100_000),
+    "a count of 1.5": _edit("ebadi_wr.json", ("populations", "P", 0, "count"), 1.5),
+    "counts as strings": _edit("ebadi_wr.json", ("mechanism", "table", 0, "counts"), ["0", "0"]),
+    "counts of the wrong length": _edit("ebadi_wr.json", ("mechanism", "table", 0, "counts"),
+                                        [0]),
+    "take n = -1": _edit("ebadi_pinq_take.json", ("plan", 6, "n"), -1),
+    "t = 0": _edit("ebadi_pinq_take.json", ("t",), "0"),
+    "garbage noise": _edit("ebadi_pinq_take.json", ("noise",), "gaussian, trust me"),
+    "sigma = 0": _edit("must_sec3.3_pair.json", ("sigma",), "0"),
+    "sigma = -1": _edit("must_sec3.3_pair.json", ("sigma",), "-1"),
+    "garbage bracket end": _edit("must_sec3.3_pair.json", ("actual", "bracket", "hi"), "oops"),
+    "n = 10⁹": _edit("must_thm5_ww.json", ("n",), 10**9),
+    "params as a string": _edit("must_prop7.json", ("params",), "b=1"),
+    "statement as an int": _edit("must_prop7.json", ("statement",), 7),
+    "huge exponent": _edit("ebadi_wr.json", ("base_mechanism_class", "epsilon", "t"),
+                           "1e999999999"),
+}
+
+
+def test_malformed_witnesses_are_refused(capsys: pytest.CaptureFixture[str],
+                                         tmp_path: Path) -> None:
+    for label, obj in MALFORMED.items():
+        path = tmp_path / "w.json"
+        path.write_text(json.dumps(obj), encoding="utf-8")
+        err = refused(capsys, ["replay", str(path)])
+        assert "verifydp:" in err, label
+
+
+def test_special_files_are_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`replay /dev/zero` read forever, a FIFO without a writer blocked in open."""
+    import os
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", str(fifo), str(tmp_path)):
+        refused(capsys, ["replay", path])
+        refused(capsys, ["audit", path, "--no-grid", "--no-witnesses"])
+
+
+HOSTILE = '''
+import math, os, sys, time
+
+def good(eps, m, n):
+    return math.log1p(m / n * math.expm1(eps))
+
+def half(eps, m, n):  # unsound: the verifier's judgement, exit 1
+    return math.log1p(m / n * math.expm1(eps / 2))
+
+def chatty(eps, m, n):
+    print("noise" * 1000)
+    print("more", file=sys.stderr)
+    return math.log1p(m / n * math.expm1(eps))
+
+def exit0(eps, m, n):
+    sys.exit(0)
+
+def exit3(eps, m, n):
+    sys.exit(3)
+
+def hard_exit(eps, m, n):
+    os._exit(0)
+
+def generator_exit(eps, m, n):
+    raise GeneratorExit
+
+def raises(eps, m, n):
+    return 1 / 0
+
+def sleeps(eps, m, n):
+    time.sleep(60)
+
+def spins(eps, m, n):
+    while True:
+        pass
+
+def text(eps, m, n):
+    return "0.5"
+
+def huge(eps, m, n):
+    return 10 ** 400
+
+def nan(eps, m, n):
+    return float("nan")
+
+def junk(eps, m, n):
+    return object()
+'''
+HOSTILE_EXPECTED = {  # function → words of the one line (exit 2)
+    "exit0": "sys.exit(0)", "exit3": "sys.exit(3)", "hard_exit": "ended its process",
+    "generator_exit": "raised GeneratorExit", "raises": "raised ZeroDivisionError",
+    "sleeps": "did not finish within 1 s", "spins": "did not finish within 1 s",
+    "text": "returned a str", "huge": "beyond a float", "nan": "returned nan",
+    "junk": "returned a object",
+}
+
+
+def test_hostile_user_functions(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The function runs in a child process: whatever it does, exit 0 and 1 are verdicts
+    (the function agrees, or is unsound), and anything else is one line naming it, exit 2."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hostile_fuzz.py").write_text(HOSTILE, encoding="utf-8")
+    (tmp_path / "exits_at_import.py").write_text("import sys\nsys.exit(0)\n", encoding="utf-8")
+    (tmp_path / "exits_hard_at_import.py").write_text("import os\nos._exit(0)\n", "utf-8")
+    small = ["--claim", "bun/thm2.2", "--max-examples", "3", "--sound-examples", "3",
+             "--call-timeout", "1"]
+    for fn in ("good", "chatty"):
+        code, out, _ = run(capsys, ["regress", f"hostile_fuzz:{fn}", *small])
+        assert code == 0 and "noise" not in out, fn
+    code, out, _ = run(capsys, ["regress", "hostile_fuzz:half", *small])
+    assert code == 1 and "unsound" in out
+    for fn, words in HOSTILE_EXPECTED.items():
+        err = refused(capsys, ["regress", f"hostile_fuzz:{fn}", *small])
+        assert words in err and "eps=" in err, (fn, err)
+    for mod in ("exits_at_import", "exits_hard_at_import"):
+        err = refused(capsys, ["regress", f"{mod}:f", *small])
+        assert "import" in err, err
+
+
+@pytest.mark.parametrize("argv", [
+    ["--rtol", "NaN"], ["--rtol", "inf"], ["--rtol", "1e400"], ["--rtol", "-1"],
+    ["--atol", "inf"], ["--atol", "1e999999999"], ["--params", "n=-5"], ["--params", "eps=-1"],
+    ["--params", "eps=1e-999999999"], ["--params", "n=1..1e999999999"],
+    ["--call-timeout", "0"], ["--timeout", "nan"],
+])
+def test_regress_flag_domains(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    refused(capsys, ["regress", "math:log", "--claim", "bun/thm2.2", *argv])
+
+
+def test_accountant_steps_are_bounded(capsys: pytest.CaptureFixture[str]) -> None:
+    """`steps = 10**12` composed until killed: refused beyond the stated limit."""
+    err = refused(capsys, ["regress", "math:log", "--accountant", "poisson", "--params",
+                           f"steps={10**12}"])
+    assert "100000" in err
+
+
+EXTREMES = ['"1e999999999"', '"1e-999999999"', "1e300", "1e-300", "nan", "inf", '"1e400"',
+            '"-1e-999999999"']
+
+
+def test_design_file_exponents_for_every_numeric_key(capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path) -> None:
+    """Every numeric key of every example file, at huge and tiny exponents and non-finite:
+    refused in one line before any work (the Fraction of "1e999999999" once ran until
+    killed, 1e-300 crashed or hung a dozen engines)."""
+    cases = 0
+    for design in DESIGNS:
+        lines = _light(design.read_text(encoding="utf-8")).splitlines()
+        for i, line in enumerate(lines):
+            m = re.match(r"^(\s*[A-Za-z_]\w*\s*=\s*)([-+0-9.e\"/]+)\s*(#.*)?$", line)
+            if not m or not re.search(r"\d", m.group(2)):
+                continue
+            for value in EXTREMES:
+                path = tmp_path / "design.toml"
+                path.write_text("\n".join([*lines[:i], m.group(1) + value, *lines[i + 1:]]),
+                                encoding="utf-8")
+                refused(capsys, ["audit", str(path), "--no-grid", "--no-witnesses",
+                                 "--no-progress"], budget=5.0)
+                cases += 1
+    assert cases > 400
+
+
+def test_design_file_structure(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    base = (ROOT / "examples" / "business_survey_neyman.toml").read_text(encoding="utf-8")
+    for text in ("x = " + "[" * 2000 + "]" * 2000, "x = " + "{a = " * 2000 + "1" + "}" * 2000,
+                 base + "\n[audit]\neps_grid = []\n"):
+        path = tmp_path / "d.toml"
+        path.write_text(text, encoding="utf-8")
+        refused(capsys, ["audit", str(path), "--no-grid", "--no-witnesses"])
+
+
+def test_convert_exponents(capsys: pytest.CaptureFixture[str]) -> None:
+    for value in ("1e999999999", "1e-999999999", "1e300", "nan", "-inf"):
+        refused(capsys, ["convert", "--from", "zcdp", "--to", "approx", f"--rho={value}",
+                         "--delta=1e-6"])
+    refused(capsys, ["convert", "--from", "zcdp", "--to", "power", "--rho=0.5",
+                     "--level=1e-100"])
