@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from verifydp import numparse
-from verifydp.audit.numbers import bracket_text, number_text
+from verifydp.audit.numbers import bracket_text, decimal_string, number_text
 from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket
 from verifydp.semantics import gaussian, tails, testing
@@ -52,8 +52,10 @@ class Value:
     how: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"quantity": self.quantity, "role": self.role, "lo": _dec(self.bracket.lo, False),
-                "hi": _dec(self.bracket.hi, True), "how": self.how}
+        # the one JSON number format of verifydp's reports (verifydp.audit.numbers)
+        return {"quantity": self.quantity, "role": self.role,
+                "lo": decimal_string(self.bracket.lo, False, 12),
+                "hi": decimal_string(self.bracket.hi, True, 12), "how": self.how}
 
 
 @dataclass(frozen=True)
@@ -67,19 +69,6 @@ class Conversion:
     def to_json(self) -> dict[str, Any]:
         return {"from": self.source, "to": self.target, "params": self.params,
                 "values": [v.to_json() for v in self.values], "notes": list(self.notes)}
-
-
-def _dec(x: Fraction, up: bool, digits: int = 12) -> str:
-    """x rounded outward to `digits` significant digits, as a decimal string."""
-    if x == 0:
-        return "0"
-    e = len(str(abs(x.numerator))) - len(str(x.denominator))  # ≈ log10|x|, off by ≤ 1
-    shift = digits - 1 - e
-    n = x * Fraction(10) ** shift
-    k = math.ceil(n) if up else math.floor(n)
-    sign, mant = ("-" if k < 0 else ""), str(abs(k))
-    exp10 = len(mant) - 1 - shift
-    return f"{sign}{mant[0]}.{mant[1:]}e{exp10}" if len(mant) > 1 else f"{sign}{mant}e{exp10}"
 
 
 # ----------------------------------------------------------------- certified solving
