@@ -15,6 +15,7 @@ captured, so the exit status is always the verifier's own.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -26,6 +27,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from verifydp.cli.progress import LogProgress
 from verifydp.numparse import Domain, NumberError, number
 from verifydp.regress import ADAPTERS, UsageError, regress, regress_accountant
 from verifydp.regress.sandbox import Limits, sandboxed
@@ -206,7 +208,12 @@ def run(args: argparse.Namespace) -> int:
                   for k, v in _pairs(args.params or [], "--params").items()}
         # the function runs in a child process with time limits (issue 28): whatever it does,
         # exit statuses 0 and 1 are the verifier's judgement
-        with sandboxed(args.target, Limits(args.call_timeout, args.timeout)) as fn:
+        what = f"regress {args.target} against {args.claim or args.accountant}"
+        # a line every 10 s in a log (issue 27): an accountant's grid composes for a minute
+        with sandboxed(args.target, Limits(args.call_timeout, args.timeout)) as fn, \
+                LogProgress() if not sys.stderr.isatty() else contextlib.nullcontext() as bar:
+            if bar is not None:
+                bar.add_task(what)
             if grid:
                 report = regress_accountant(fn, args.accountant, params, mapping, args.rtol,
                                             args.atol, refine=not args.no_refine,
