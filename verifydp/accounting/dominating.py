@@ -43,7 +43,9 @@ with contributions on a grid including ±C.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -203,22 +205,19 @@ def _fixed_pps(kind: str, params: Mapping[str, Any], add_remove: bool, fixed_mea
     return {"q": pps_fixed_rate(params, size_classes)}
 
 
-def dominating_pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
-                     query: str, magnitude: Fraction, diameter: Fraction, noise: Fraction,
-                     add_remove: bool, strata_sizes: Mapping[str, int] | None = None,
-                     clusters: tuple[int, ...] = (), epsilon0: Fraction | None = None,
-                     fixed_clusters: bool = False,
-                     size_classes: tuple[tuple[Fraction, int], ...] = (),
-                     fixed_measures: bool = False) -> tuple[Dominating, ...]:
-    """The candidate per-step pairs of a design (the design file's kind and parameters,
-    population size N): the worst case over all neighbouring datasets is the largest of
-    the candidates' composed δ (each covers the dataset pairs its `why` names). Each
-    candidate's `pair` is realisable in one order; its `upper_pair` is what T releases
-    compose for the upper end (`accounting.orientation`: under substitution the dominated
-    order may change from release to release)."""
-    return tuple(oriented(d, add_remove) for d in _pairs(
-        kind, params, size, mechanism, query, magnitude, diameter, noise, add_remove,
-        strata_sizes, clusters, epsilon0, fixed_clusters, size_classes, fixed_measures))
+def _oriented(fn: Callable[..., tuple[Dominating, ...]]
+              ) -> Callable[..., tuple[Dominating, ...]]:
+    """Every candidate through the orientation rule (`accounting.orientation`): each
+    candidate's `pair` is realisable in one order, its `upper_pair` is what T releases
+    compose for the upper end (under substitution the dominated order may change from
+    release to release)."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> tuple[Dominating, ...]:
+        add_remove = sig.bind(*args, **kwargs).arguments["add_remove"]
+        return tuple(oriented(d, add_remove) for d in fn(*args, **kwargs))
+    return wrapper
 
 
 def _pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
@@ -228,9 +227,11 @@ def _pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
            fixed_clusters: bool = False,
            size_classes: tuple[tuple[Fraction, int], ...] = (),
            fixed_measures: bool = False) -> tuple[Dominating, ...]:
-    """`dominating_pairs` before the orientation rule: each pair dominates every step in
-    the order its derivation fixes.
-    Randomized response (`epsilon0`) takes no query, shift or noise: `rr_pairs`.
+    """The candidate per-step pairs of a design (the design file's kind and parameters,
+    population size N), each dominating every step in the order its derivation fixes; the
+    worst case over all neighbouring datasets is the largest of the candidates' composed δ
+    (each covers the dataset pairs its `why` names). `dominating_pairs` is this with the
+    orientation rule applied. Randomized response (`epsilon0`) takes no query, shift or noise: `rr_pairs`.
     `fixed_clusters`: the file states that the cluster frame is fixed (no neighbour forms,
     dissolves or changes a record's cluster); otherwise such neighbours are covered too.
     `fixed_measures`: Poisson PPS under substitution with size measures stated to be frame
@@ -399,6 +400,9 @@ def _pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
                      f"{kind}: K copies (exact law, tail {float(law.tau):.1e}), each "
                      f"displacing a record (shift {diameter} per copy)"),)
     raise ValueError(f"no dominating pair derived for design kind {kind!r}")
+
+
+dominating_pairs = _oriented(_pairs)
 
 
 def copies_chain(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
