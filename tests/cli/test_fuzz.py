@@ -386,7 +386,7 @@ HOSTILE_EXPECTED = {  # function → words of the one line (exit 2)
     "generator_exit": "raised GeneratorExit", "raises": "raised ZeroDivisionError",
     "sleeps": "did not finish within 1 s", "spins": "did not finish within 1 s",
     "text": "returned a str", "huge": "beyond a float", "nan": "returned nan",
-    "junk": "returned a object",
+    "junk": "returned an object",
 }
 
 

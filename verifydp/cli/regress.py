@@ -74,8 +74,9 @@ def register(subparsers: Any) -> None:
                    help="absolute float tolerance, in [0, 1000]")
     r.add_argument("--call-timeout", type=_flag_number("--call-timeout", TIMEOUT),
                    default=Limits.call_s, metavar="SECONDS",
-                   help=f"the longest one call of FUNCTION (or importing MODULE) may take "
-                        f"(default {Limits.call_s:g})")
+                   help=f"the longest one call of FUNCTION may take (default "
+                        f"{Limits.call_s:g}; importing MODULE may take at least "
+                        f"{Limits.import_s:g})")
     r.add_argument("--timeout", type=_flag_number("--timeout", TIMEOUT), default=Limits.total_s,
                    metavar="SECONDS", help=f"the longest all calls together may take (default "
                                            f"{Limits.total_s:g})")

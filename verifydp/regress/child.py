@@ -71,7 +71,8 @@ def encode(v: Any, depth: int = 0) -> Any:
             return {"f": float(v).hex()}
         except (TypeError, ValueError, OverflowError) as exc:
             return {"junk": f"a {type(v).__name__} without a float value ({exc})"}
-    return {"junk": f"a {type(v).__name__}"}
+    name = type(v).__name__
+    return {"junk": f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"}
 
 
 def decode(v: Any) -> Any:

@@ -52,10 +52,13 @@ class UserCodeError(UsageError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Wall-clock seconds: one call (the import too), and every call together."""
+    """Wall-clock seconds: one call, every call together, and starting the child and
+    importing the module (at least `import_s`, however short a call must be: a loaded
+    machine takes seconds to start an interpreter)."""
 
     call_s: float = 60.0
     total_s: float = 1800.0
+    import_s: float = 60.0
 
 
 def _where(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
@@ -137,7 +140,7 @@ class Sandboxed:
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         module = target.partition(":")[0]
         try:
-            ready = self._reply(limits.call_s, f"importing {module!r}")
+            ready = self._reply(max(limits.call_s, limits.import_s), f"importing {module!r}")
         except UserCodeError:
             self.close()
             raise
@@ -145,12 +148,19 @@ class Sandboxed:
             self.close()
             raise UsageError(self._import_problem(module, ready["import"]))
         params = ready.get("ready")
-        if params is not None:
-            self.__signature__ = inspect.Signature([
-                inspect.Parameter(n, getattr(inspect.Parameter, kind),
-                                  default=None if has_default else inspect.Parameter.empty)
-                for n, kind, has_default in params])
+        self._signature = None if params is None else inspect.Signature([
+            inspect.Parameter(n, getattr(inspect.Parameter, kind),
+                              default=None if has_default else inspect.Parameter.empty)
+            for n, kind, has_default in params])
         self.__qualname__ = target
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The function's own signature, as the child read it; a function without one
+        (a builtin) has none here either, so it is called as it is."""
+        if self._signature is None:
+            raise ValueError(f"{self.target} has no inspectable signature")
+        return self._signature
 
     def _import_problem(self, module: str, what: dict[str, Any]) -> str:
         if "no_attribute" in what:
