@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
+import stat
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -281,6 +283,21 @@ def _param_problem(obj: dict[str, Any]) -> str | None:
     return None
 
 
+def _audit_target_text(obj: dict[str, Any]) -> str | None:
+    """The words `audit.core` writes for a target, from the stored target itself."""
+    c = obj["claimed"]
+    try:
+        if obj.get("quantity") == "ratio":
+            return f"target e^ε' = e^{float(sympy.log(parse_srepr(c['srepr']))):g}"
+        if obj.get("quantity") == "hockey" and c.get("t_prime_srepr"):
+            d = Fraction(str(sympy.Rational(parse_srepr(c["srepr"]))))
+            return (f"target δ' = {d} at ε' = "
+                    f"{float(sympy.log(parse_srepr(c['t_prime_srepr']))):g}")
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
 def bound_to_claim(obj: dict[str, Any]) -> str | None:
     """Why a witness that re-verifies is not evidence against the claim it names, or None.
 
@@ -301,6 +318,8 @@ def bound_to_claim(obj: dict[str, Any]) -> str | None:
         if c.get("params") or any(parse_srepr(c[k]).free_symbols
                                   for k in ("srepr", "t_prime_srepr") if c.get(k)):
             return "an audit witness's target is a number, not a formula"
+        if c.get("value") != _audit_target_text(obj):
+            return "the target shown is not the stored target (edited)"
         return None
     if claim_id not in catalogue():
         return f"{claim_id!r} is not a claim in the catalogue"
@@ -379,11 +398,16 @@ def replay(path: Path | str, bind: bool = True) -> ReplayReport:
     """Re-verify a stored witness from scratch (`bind`: see `replay_object`)."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > LIMITS["file bytes"]:
+        # a regular file only (`replay /dev/zero` read forever, a FIFO without a writer
+        # blocked in open), and never more than the limit, whatever stat said
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise WitnessLimitError(f"{path} is not a regular file")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            raw = fh.read(LIMITS["file bytes"] + 1)
+        if len(raw) > LIMITS["file bytes"]:
             raise WitnessLimitError(f"{path} exceeds the limit of {LIMITS['file bytes']} file "
                                     "bytes for a witness")
-        raw = path.read_bytes()
     except OSError as exc:
         raise WitnessFormatError(f"cannot read witness {path}: {exc.strerror or exc}") from exc
     except WitnessLimitError as exc:
