@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import stat
 import time
 import zlib
 from collections.abc import Callable, Iterable
@@ -32,6 +33,7 @@ from verifydp.hunt.executors import ExecutorError, Pool, open_pool
 from verifydp.witness import atomic_write, witness_stem
 
 STATE_VERSION = 1
+MAX_STATE_BYTES = 50_000_000  # a state file holds one small object per claim
 MAX_ROUNDS = 6
 
 
@@ -158,7 +160,15 @@ class HuntState:
     @staticmethod
     def load(path: Path) -> HuntState:
         try:
-            obj = json.loads(path.read_text(encoding="utf-8"))
+            # a regular file of bounded size (issue 28: --state /dev/zero read forever)
+            if not stat.S_ISREG(path.stat().st_mode):
+                raise HuntError(f"cannot read hunt state {path}: not a regular file")
+            with path.open("rb") as fh:
+                raw = fh.read(MAX_STATE_BYTES + 1)
+            if len(raw) > MAX_STATE_BYTES:
+                raise HuntError(f"cannot read hunt state {path}: larger than "
+                                f"{MAX_STATE_BYTES} bytes")
+            obj = json.loads(raw.decode("utf-8"))
             if not isinstance(obj, dict) or obj.get("version") != STATE_VERSION:
                 version = obj.get("version") if isinstance(obj, dict) else None
                 raise HuntError(f"{path}: unsupported state version {version}")
