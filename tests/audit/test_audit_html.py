@@ -60,7 +60,7 @@ def test_plots_render_in_headless_chromium(page: Path, tmp_path: Path) -> None:
     for html in (page, blank):
         subprocess.run(
             [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-             f"--screenshot={shot}", "--window-size=1200,1600", html.as_uri()],
+             f"--screenshot={shot}", "--window-size=1200,2400", html.as_uri()],
             check=True, capture_output=True, timeout=120,
         )
         assert shot.exists() and shot.stat().st_size > 0

@@ -111,6 +111,11 @@ def test_example_renders_text_json_and_html(path: Path, tmp_path: Path) -> None:
         assert "VIOLATED" in headings[0]
         assert "VIOLATED" in " ".join(lines[verdict:verdict + 2])
         assert obj["deployment"]["target"] == "violated"
+        # full size first: ε' at the file's N (its target is (ε', δ'), so δ' is solved too)
+        fs = obj["full_size"]
+        assert fs["quantity"] == "delta" and fs["delta_prime"] is not None
+        assert 0.0268950 < fs["eps_prime"]["lo_float"] <= fs["eps_prime"]["hi_float"] < 0.0268951
+        assert "at full size (N = 60000): ε' = 0.026895" in obj["single_release"]["headline"]
     for n in _numbers(obj):  # one shape, and decimal strings in one format
         assert set(n) == {"lo", "hi", "lo_float", "hi_float"}, n
         for end in ("lo", "hi"):

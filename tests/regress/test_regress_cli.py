@@ -1,14 +1,12 @@
 """`verifydp regress MODULE:FUNCTION --claim ID` through the real entry point
 (`verifydp.cli.main`, what the console script calls): a harness with its own parser hid
 issue 27's `--map: missing value`, which the shared option checks in main raised for every
-run without --map. One test runs the installed console script as a subprocess."""
+run without --map. The documented commands run through the installed console script in
+tests/cli/test_documented_commands.py."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -146,16 +144,6 @@ def test_missing_dependency_is_one_line_exit_2_not_a_finding(
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert "pip install no_such_accounting_lib_xyz" in err
-
-
-def test_documented_command_through_the_console_script(user_dir: Path) -> None:
-    """The README's form, no --map and no --params, through the installed script (issue 27:
-    exit 2 with `--map: missing value`)."""
-    exe = shutil.which("verifydp") or str(Path(sys.executable).parent / "verifydp")
-    proc = subprocess.run([exe, "regress", "mylib_regress:good", "--claim", "bun/thm2.2", *SMALL],
-                          capture_output=True, text=True, timeout=300, cwd=user_dir)
-    assert proc.returncode == 0, proc.stderr
-    assert "agrees with the printed formula" in proc.stdout
 
 
 def test_an_empty_value_is_still_refused(user_dir: Path,

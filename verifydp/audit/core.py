@@ -447,6 +447,11 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
     bounds = catalogue_bounds(spec, _neyman_delta(inst))
     step("exact worst case at full size")
     full_size = full_size_answer(spec)
+    # an (ε', δ') target is answered by δ' at ε'; with a pure base the ratio at the file's N is
+    # solved too, so the single release leads with ε' at full size (issue 27)
+    full_ratio = (full_size_answer(dataclasses.replace(
+        spec, target=dataclasses.replace(spec.target, delta=Fraction(0))))
+        if full_size.quantity == "delta" and spec.base.delta == 0 else None)
     eps = spec.base.epsilon
     t_lo, t_hi = coarse_bracket(eps)
     main: ExactPoint | None = None
@@ -519,4 +524,5 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
     if deployment and (spec.mechanism is not None or spec.composition is not None):
         dep = audit_deployment(whole, step)  # the named mechanism, T releases, the accountant
     return Report(whole, inst, bounds, points, hockey_pts, verdicts, flags, suggestion,
-                  witness, str(path) if path else None, tuple(notes), contra, dep, full_size)
+                  witness, str(path) if path else None, tuple(notes), contra, dep, full_size,
+                  full_ratio)

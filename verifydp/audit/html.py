@@ -105,8 +105,9 @@ def eps_figure(report: Report) -> Any:
     if fs is not None and fs.quantity == "ratio" and fs.bracket is not None and \
             fs.bracket.lower is not None and fs.bracket.lower > 0 and fs.bracket.upper is not None:
         mid = (math.log(fs.bracket.lower) + math.log(fs.bracket.upper)) / 2
-        ax.plot([float(spec.base.epsilon)], [mid], "*", color="black", ms=9,
-                label=f"exact at full size (N = {spec.size})")
+        ax.plot([float(spec.base.epsilon)], [mid], "*", color="black", ms=11, mfc="none",
+                zorder=1, label=f"exact at full size (N = {spec.size})")  # hollow: the
+        # scaled instance's point at the same ε stays visible under it
     ax.axhline(float(spec.target.epsilon), color="red", lw=0.8,
                label=f"target ε' = {exact_text(spec.target.epsilon)}")
     ax.set_xlabel("ε of the base mechanism")
@@ -242,9 +243,14 @@ def _full_size_table(report: Report) -> str:
     value = full_size_text(fs, s).partition(" at ")[0] if b is not None else "not solved"
     how = (f"{b.points} orbit points, {fs.seconds:.1f} s; {fs.plan.note}" if b is not None
            else fs.plan.reach or fs.plan.note)
+    rows = [[at, value, fs.verdict, b.worst if b is not None else "—", how]]
+    r = report.full_size_ratio
+    if r is not None and r.bracket is not None:
+        rows.insert(0, [f"ε = {exact_text(s.base.epsilon)}",
+                        full_size_text(r, s).partition(" at ")[0], "—", r.bracket.worst,
+                        f"{r.bracket.points} orbit points, {r.seconds:.1f} s"])
     return (f"<h3>Exact worst case over all base mechanisms at full size (N = {s.size})</h3>"
-            + _table(["at", "certified", "single-release target", "worst pair", "how"],
-                     [[at, value, fs.verdict, b.worst if b is not None else "—", how]]))
+            + _table(["at", "certified", "single-release target", "worst pair", "how"], rows))
 
 
 def render_html(report: Report) -> str:

@@ -336,7 +336,8 @@ def in_text(name: str, lo: Fraction | float | None, hi: Fraction | float | None)
     return f"{name} {'∈' if text.startswith('[') else '='} {text}"
 
 
-def full_size_json(fs: FullSizeAnswer, spec: AuditSpec) -> dict[str, Any]:
+def full_size_json(fs: FullSizeAnswer, spec: AuditSpec,
+                   ratio: FullSizeAnswer | None = None) -> dict[str, Any]:
     """The exact worst case at the file's own N, structured (issue 27): the ratio e^{ε'} and
     ε' at the base ε (pure) or δ' at the target ε', in the one bracket shape; `complete`
     False when some neighbour only gives a lower bound; `out_of_reach` names the limit hit
@@ -359,6 +360,10 @@ def full_size_json(fs: FullSizeAnswer, spec: AuditSpec) -> dict[str, Any]:
     else:
         out["eps_prime_at"] = exact_text(spec.target.epsilon)
         out["delta_prime"] = bracket_json(b.lower or Fraction(0), b.upper)
+        r = ratio.bracket if ratio is not None else None
+        if r is not None and r.complete:  # e^{ε'} at the base ε as well (pure base)
+            out["ratio"] = bracket_json(r.lower, r.upper)
+            out["eps_prime"] = log_json(r.lower, r.upper)
     return out
 
 
@@ -437,6 +442,8 @@ class Report:
     deployment: Deployment | None = None
     # the exact worst case at the file's own N (None: not attempted)
     full_size: FullSizeAnswer | None = None
+    # with an (ε', δ') target and a pure base: also e^{ε'} at the base ε, at the file's N
+    full_size_ratio: FullSizeAnswer | None = None
 
     @property
     def main(self) -> ExactPoint | None:
@@ -497,7 +504,10 @@ class Report:
         m = self.main
         parts = []
         if self.full_size_solved:
-            parts.append(f"at full size (N = {s.size}): "
+            ratio = self.full_size_ratio
+            lead = (full_size_text(ratio, s).split("; single-release")[0] + "; "
+                    if ratio is not None and ratio.bracket is not None else "")
+            parts.append(f"at full size (N = {s.size}): {lead}"
                          f"{full_size_text(self.full_size, s).split('; worst pair')[0]}")  # type: ignore[arg-type]
         if m is not None:
             parts.append(f"over the ε grid on a scaled instance: {grid_summary(self.points)}")
@@ -527,7 +537,7 @@ class Report:
             "single_release": {"question": self.single_release_question(),
                                "headline": self.single_release_headline(),
                                "target": self.single_release_target()},
-            "full_size": (full_size_json(self.full_size, self.spec)
+            "full_size": (full_size_json(self.full_size, self.spec, self.full_size_ratio)
                           if self.full_size is not None else None),
             "grid_summary": grid_summary(self.points) if self.points else None,
             "inconclusive": self.undetermined(),
@@ -594,6 +604,11 @@ class Report:
             fs = self.full_size
             text = full_size_text(fs, s)
             value, _, rest = text.partition(" at ")
+            r = self.full_size_ratio
+            if r is not None and r.bracket is not None:
+                f.add_row(f"ε = {exact_text(s.base.epsilon)}",
+                          full_size_text(r, s).partition(" at ")[0], "—", r.bracket.worst,
+                          f"{r.bracket.points} orbit points, {r.seconds:.1f} s")
             f.add_row(f"ε = {exact_text(s.base.epsilon)}" if fs.quantity == "ratio" else
                       f"ε' = {exact_text(s.target.epsilon)}",
                       value if fs.bracket is not None else "not solved",
