@@ -90,7 +90,8 @@ def replay_instance(obj: dict[str, Any]) -> ReplayReport:
              f"stored: claimed {obj['claimed']['value']}; actual {obj['actual']['value']}",
              "re-running the claim's certified check from scratch …"]
     if obj["quantity"] != obj["statement"]:
-        raise ValueError("quantity is not the statement (the file was edited)")
+        return ReplayReport(False, (*lines, "NOT confirmed: the quantity shown is not the "
+                                            "statement (the file was edited)"))
     res = _checked(claim_id)
     # the same parameters may recur in other statements: match the statement first
     for st in (s for s in res.statements if s.text == obj["statement"]):
