@@ -21,6 +21,7 @@ value lies strictly below it; none of the stored numbers is trusted. Problem kin
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -253,7 +254,7 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
     bad = _side_conditions(problem, obj["arguments"], values)
     if bad is not None:
         return ReplayReport(False, (*lines, f"NOT confirmed: {bad}"))
-    floor, what = truth_floor(problem)
+    floor, what = _truth(_canonical(problem))
     shown = {"quantity": f"{output} (lower bound: {label})",
              "claimed": {"value": repr(float(values[output]))},
              "actual": {"value": f"≥ {floor}", "float": float(floor)}}
@@ -271,6 +272,13 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
 
 def _canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, default=str)
+
+
+@functools.lru_cache(maxsize=64)
+def _truth(problem: str) -> tuple[Fraction, str]:
+    """`truth_floor` of a problem, computed once per process (a composition takes seconds,
+    and replaying edited copies of one witness asks for the same problem again)."""
+    return truth_floor(json.loads(problem))
 
 
 __all__ = ["ACCOUNTANT_DESIGNS", "BUILDERS", "KIND", "MAX_STEPS", "PROBLEMS", "SCHEMA",
