@@ -109,3 +109,20 @@ def test_the_rule() -> None:
     cands = _pairs("stratified-fixed", "gaussian", False, params={"sizes": {"a": 5, "b": 10}},
                    strata_sizes=strata)
     assert all(d.upper is None for d in cands if d.form == "moved")
+
+
+def test_a_widened_pair_at_rate_one_is_the_shift_pair() -> None:
+    """Stratified proportional allocation, a record moved between strata of 3 and 2 with
+    r = 1/2 under the discrete Gaussian: a side sampled in full widens to rate 1, i.e. the
+    shift pair, which is its own mirror image; symmetrising it would leave a loss-0 atom of
+    exactly 0, which no enclosure certifies (the composition oracle's full sweep crashed
+    the audit there)."""
+    cands = dominating_pairs("stratified-proportional", {"r": F(1, 2), "rounding": "randomised"},
+                             5, "discrete-gaussian", "sum", F(1), F(2), F(1), False,
+                             {"a": 3, "b": 2})
+    for d in cands:
+        composed(d.upper_pair, 2, GRID).delta(F(1))  # no ArithmeticError
+    moved = next(d for d in cands if d.form == "moved")
+    assert isinstance(moved.upper_pair, Revealed)
+    leaves = [b for _, b in moved.upper_pair.branches]
+    assert any(not isinstance(b, Symmetrised) and "widened" in b.name for b in leaves)

@@ -53,14 +53,16 @@ def _mirrored(pair: FinitePair) -> bool:
     return pair.q == pair.p[::-1]
 
 
-def _widened(pair: Pair) -> Symmetrised:
+def _widened(pair: Pair) -> Pair | Symmetrised:
     """(1−a)K(0) + aK(s) against (1−b)K(0) + bK(−s′) (swapped: a = b, s = s′ = C; moved):
-    the displaced pair at rate max(a, b) and shift s + s′, symmetrised (module docstring)."""
+    the displaced pair at rate max(a, b) and shift s + s′, symmetrised (module docstring);
+    at rate 1 that is the shift pair K(s + s′) against K(0), its own mirror image (and a
+    symmetrisation whose loss-0 atom is exactly 0 cannot be certified non-negative)."""
     rate = max(sum((w for w, c in side if c != 0), Fraction(0)) for side in (pair.p, pair.q))
     span = max(c for _, c in pair.p) - min(c for _, c in pair.q)
     inner = law_pair(bernoulli(rate), span, pair.scale, pair.kernel, "displaced",
                      f"{pair.name}, widened: displaced at rate {rate}, shift {span}")
-    return Symmetrised(inner, inner.name)
+    return inner if _shift_only(inner) else Symmetrised(inner, inner.name)
 
 
 def _leaf(pair: Pair | FinitePair | Symmetrised, form: str) -> Pair | FinitePair | Symmetrised:
@@ -91,8 +93,9 @@ def oriented(d: Dominating, add_remove: bool) -> Dominating:
     up = _upper(d.pair, d.form)
     if up == d.pair:
         return d
-    how = ("symmetrised" if not any(isinstance(b, Symmetrised) and "widened" in b.name
-                                    for b in _leaves(up)) else "widened and symmetrised")
+    how = ("symmetrised" if not any("widened" in b.name for b in _leaves(up)
+                                    if isinstance(b, (Pair, Symmetrised)))
+           else "widened and symmetrised")
     return replace(d, upper=up, why=f"{d.why}; upper end: the pair {how}, since under "
                                      f"substitution the dominated order may change from "
                                      f"release to release")
