@@ -732,8 +732,9 @@ def _accountant(spec: AuditSpec, quantity: str, at: Fraction,
                 f"certified {sym} ≥ {float(result.lo):.6g}, accountant says {value:.6g}, "
                 f"understates by ×{ratio:.3g}.")
     elif Fraction(value) > result.hi:
-        note = (f"conservative: above the certified bracket {_fmt(result)} "
-                f"(×{value / float(result.hi):.3g} of the certified upper end).")
+        times = (f"×{value / float(result.hi):.3g} of the certified upper end" if result.hi > 0
+                 else "the certified upper end is 0")
+        note = f"conservative: above the certified bracket {_fmt(result)} ({times})."
     else:
         note = f"inside the certified bracket {_fmt(result)}."
     if Fraction(a.steps) != (spec.composition.steps if spec.composition else 1):
