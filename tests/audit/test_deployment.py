@@ -1283,3 +1283,18 @@ def test_pps_example_under_substitution_with_fixed_measures() -> None:
     raw["protect"] = {"relation": "replace"}
     with pytest.raises(DesignFileError, match="state the measures fixed"):
         audit_deployment(parse_design(raw), curves=False)
+
+
+def test_accountant_above_a_zero_upper_end_is_reported() -> None:
+    """A certified upper end of 0 (epsilon0 = 1e-6 on the randomized-response example, run
+    as the file says) and a positive accountant: 'conservative', not a ZeroDivisionError
+    (issue 28's fuzz)."""
+    pytest.importorskip("dp_accounting")
+    from verifydp.audit.deployment import _accountant
+    from verifydp.exact.interval import Bracket
+
+    obj = _raw("deploy_survey_rr.toml", 36, delta=F(1, 10**8), accountant=True)
+    obj["mechanism"]["epsilon0"] = "1e-6"
+    res = _accountant(parse_design(obj), "epsilon", F(1, 10**8), Bracket(F(0), F(0)))
+    assert res.value is not None and res.value > 0
+    assert "conservative" in res.note and "upper end is 0" in res.note
