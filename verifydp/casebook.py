@@ -11,8 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import os
-import stat
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -28,6 +26,7 @@ from verifydp.claims.must.pair import claimed_datasets, hockey_stick_mixtures
 from verifydp.designs import SRSWR
 from verifydp.epsilon import EpsSpec
 from verifydp.exact.tfunc import EPS
+from verifydp.files import NotRegular, TooLarge, read_bounded
 from verifydp.population import Relation
 from verifydp.witness import base as sampling
 from verifydp.witness import gaussian_sum, group, pinq
@@ -399,16 +398,13 @@ def replay(path: Path | str, bind: bool = True) -> ReplayReport:
     """Re-verify a stored witness from scratch (`bind`: see `replay_object`)."""
     path = Path(path)
     try:
-        # a regular file only (`replay /dev/zero` read forever, a FIFO without a writer
-        # blocked in open), and never more than the limit, whatever stat said
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise WitnessLimitError(f"{path} is not a regular file")
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            raw = fh.read(LIMITS["file bytes"] + 1)
-        if len(raw) > LIMITS["file bytes"]:
+        try:
+            raw = read_bounded(path, LIMITS["file bytes"])
+        except NotRegular:
+            raise WitnessLimitError(f"{path} is not a regular file") from None
+        except TooLarge:
             raise WitnessLimitError(f"{path} exceeds the limit of {LIMITS['file bytes']} file "
-                                    "bytes for a witness")
+                                    "bytes for a witness") from None
     except OSError as exc:
         raise WitnessFormatError(f"cannot read witness {path}: {exc.strerror or exc}") from exc
     except WitnessLimitError as exc:

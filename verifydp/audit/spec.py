@@ -10,7 +10,6 @@ message starts with the dotted name of the offending field, e.g.
 from __future__ import annotations
 
 import math
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -40,6 +39,7 @@ from verifydp.designs import (
     SystematicRandomOrder,
     TwoStageCluster,
 )
+from verifydp.files import NotRegular, TooLarge, read_bounded
 from verifydp.population import Relation
 
 try:  # Python ≥ 3.11; `tomli` is the same parser for 3.10
@@ -975,15 +975,13 @@ def _frame_order(interval: int, size: int
 def load_design(path: Path | str) -> AuditSpec:
     """Read and validate a TOML design file."""
     path = Path(path)
-    try:  # a regular file of bounded size (`/dev/zero` or a FIFO would never end)
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise DesignFileError(f"{path}: not a regular file")
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
-            raise DesignFileError(f"{path}: larger than {MAX_FILE_BYTES} bytes, the limit for "
-                                  "a design file")
-        text = raw.decode("utf-8")
+    try:
+        text = read_bounded(path, MAX_FILE_BYTES).decode("utf-8")
+    except NotRegular:
+        raise DesignFileError(f"{path}: not a regular file") from None
+    except TooLarge:
+        raise DesignFileError(f"{path}: larger than {MAX_FILE_BYTES} bytes, the limit for a "
+                              "design file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DesignFileError(f"{path}: cannot read design file ({exc})") from None
     return loads(text, str(path))

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import stat
 import time
 import zlib
 from collections.abc import Callable, Iterable
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from verifydp.casebook import offer_witness
+from verifydp.files import NotRegular, TooLarge, read_bounded
 from verifydp.hunt.executors import ExecutorError, Pool, open_pool
 from verifydp.witness import atomic_write, witness_stem
 
@@ -160,14 +160,13 @@ class HuntState:
     @staticmethod
     def load(path: Path) -> HuntState:
         try:
-            # a regular file of bounded size (issue 28: --state /dev/zero read forever)
-            if not stat.S_ISREG(path.stat().st_mode):
-                raise HuntError(f"cannot read hunt state {path}: not a regular file")
-            with path.open("rb") as fh:
-                raw = fh.read(MAX_STATE_BYTES + 1)
-            if len(raw) > MAX_STATE_BYTES:
+            try:  # issue 28: --state /dev/zero read forever
+                raw = read_bounded(path, MAX_STATE_BYTES)
+            except NotRegular:
+                raise HuntError(f"cannot read hunt state {path}: not a regular file") from None
+            except TooLarge:
                 raise HuntError(f"cannot read hunt state {path}: larger than "
-                                f"{MAX_STATE_BYTES} bytes")
+                                f"{MAX_STATE_BYTES} bytes") from None
             obj = json.loads(raw.decode("utf-8"))
             if not isinstance(obj, dict) or obj.get("version") != STATE_VERSION:
                 version = obj.get("version") if isinstance(obj, dict) else None
