@@ -80,8 +80,6 @@ def _leaf(pair: Pair | FinitePair | Symmetrised, form: str) -> Pair | FinitePair
 def _upper(pair: AnyPair, form: str) -> AnyPair:
     if isinstance(pair, Revealed):
         return Revealed(tuple((w, _leaf(b, form)) for w, b in pair.branches), pair.name)
-    if isinstance(pair, Symmetrised):
-        return pair
     return _leaf(pair, form)
 
 
@@ -93,14 +91,8 @@ def oriented(d: Dominating, add_remove: bool) -> Dominating:
     up = _upper(d.pair, d.form)
     if up == d.pair:
         return d
-    how = ("symmetrised" if not any("widened" in b.name for b in _leaves(up)
-                                    if isinstance(b, (Pair, Symmetrised)))
-           else "widened and symmetrised")
+    # a changed aligned pair (swapped, moved) was widened: Gaussian ones are kept as they are
+    how = "widened and symmetrised" if d.form in _ALIGNED else "symmetrised"
     return replace(d, upper=up, why=f"{d.why}; upper end: the pair {how}, since under "
                                      f"substitution the dominated order may change from "
                                      f"release to release")
-
-
-def _leaves(pair: AnyPair) -> tuple[AnyPair, ...]:
-    return tuple(b for _, b in pair.branches) if isinstance(pair, Revealed) else (pair,)
-

@@ -237,8 +237,7 @@ def _lower_end(pair: Pair | FinitePair | None, steps: int, grid: Grid
             and sh[1] > _COUNT_TEST_SHIFT * pair.scale):
         test = count_test(pair.kernel, sh[1] / pair.scale, sh[0], steps)
         return test.delta
-    c = composed(pair, steps, grid)
-    return lambda eps: c.delta(eps).lo
+    return composed(pair, steps, grid, directions=()).delta_lower  # buckets only
 
 
 def _misclassified(d: Dominating) -> Fraction:
