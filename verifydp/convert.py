@@ -25,9 +25,9 @@ from fractions import Fraction
 from typing import Any
 
 from verifydp import numparse
-from verifydp.audit.numbers import bracket_text, decimal_string, number_text
 from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket
+from verifydp.exact.numtext import bracket_text, decimal_string, number_text
 from verifydp.semantics import gaussian, tails, testing
 
 _DELTA_MIN = Fraction(1, 10**50)
@@ -52,7 +52,7 @@ class Value:
     how: str
 
     def to_json(self) -> dict[str, Any]:
-        # the one JSON number format of verifydp's reports (verifydp.audit.numbers)
+        # the one JSON number format of verifydp's reports (verifydp.exact.numtext)
         return {"quantity": self.quantity, "role": self.role,
                 "lo": decimal_string(self.bracket.lo, False, 12),
                 "hi": decimal_string(self.bracket.hi, True, 12), "how": self.how}

@@ -66,10 +66,10 @@ from verifydp.accounting.dominating import (
 from verifydp.accounting.shuffle import shuffle_lower
 from verifydp.accounting.threshold import ThresholdTest, count_test, mixture_count_test
 from verifydp.accounting.twopoint import GaussianShift, gaussian_shift
-from verifydp.audit.numbers import decimal_string
 from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
 from verifydp.exact.arb import ball, kernel_cdf, rational
 from verifydp.exact.interval import Bracket
+from verifydp.exact.numtext import decimal_string
 from verifydp.population import Relation
 
 __all__ = ["AccountantResult", "Deployment", "audit_deployment", "number_json", "shuffle_delta"]

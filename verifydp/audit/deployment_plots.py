@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from verifydp.audit.deployment import Deployment
-from verifydp.audit.numbers import number_text
+from verifydp.exact.numtext import number_text
 
 
 def _figure() -> tuple[Any, Any]:

@@ -17,7 +17,6 @@ from html import escape
 from typing import Any
 
 from verifydp.audit.deployment_plots import html_section
-from verifydp.audit.numbers import bracket_text, number_text
 from verifydp.audit.report import (
     ExactPoint,
     Report,
@@ -25,6 +24,7 @@ from verifydp.audit.report import (
     full_size_text,
     population_text,
 )
+from verifydp.exact.numtext import bracket_text, number_text
 
 CURVE_POINTS = 24
 

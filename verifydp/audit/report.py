@@ -23,8 +23,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from verifydp.audit.numbers import bracket_text, decimal_string, number_text
 from verifydp.exact.interval import Bracket
+from verifydp.exact.numtext import bracket_text, decimal_string, number_text
 from verifydp.exact.special import log_bracket
 from verifydp.worstcase import AcceptanceWitness
 
