@@ -27,7 +27,7 @@ from typing import Any
 from verifydp import numparse
 from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket
-from verifydp.exact.numtext import bracket_text, decimal_string, number_text
+from verifydp.exact.numtext import bracket_text, decimal_string, fraction_text, number_text
 from verifydp.semantics import gaussian, tails, testing
 
 _DELTA_MIN = Fraction(1, 10**50)
@@ -49,13 +49,18 @@ class Value:
     role: str  # "printed", "bound (Thm 6.3)", "sharper bound", "exact (Gaussian)", "exact",
     # "worst case"
     bracket: Bracket
-    how: str
+    how: str  # for people: its numbers are decimals ("α = 3.85")
+    at: dict[str, Fraction] = field(default_factory=dict)  # exact values `how` rounds
 
     def to_json(self) -> dict[str, Any]:
-        # the one JSON number format of verifydp's reports (verifydp.exact.numtext)
-        return {"quantity": self.quantity, "role": self.role,
-                "lo": decimal_string(self.bracket.lo, False, 12),
-                "hi": decimal_string(self.bracket.hi, True, 12), "how": self.how}
+        # the one JSON number format of verifydp's reports (verifydp.exact.numtext); the
+        # exact rationals behind `how` beside it, as "p/q" like `params`
+        out = {"quantity": self.quantity, "role": self.role,
+               "lo": decimal_string(self.bracket.lo, False, 12),
+               "hi": decimal_string(self.bracket.hi, True, 12), "how": self.how}
+        if self.at:
+            out["at"] = {k: str(v) for k, v in self.at.items()}
+        return out
 
 
 @dataclass(frozen=True)
@@ -216,7 +221,8 @@ def _zcdp_approx(p: dict) -> Result:
         upper = printed if printed.hi < cks.hi else cks
         return [
             Value("epsilon", "printed", printed, "ρ + 2√(ρ ln(1/δ)) (inverse of the §5.3 tail)"),
-            Value("epsilon", "sharper bound", cks, f"Canonne–Kamath–Steinke at α = {a}"),
+            Value("epsilon", "sharper bound", cks,
+                  f"Canonne–Kamath–Steinke at α = {fraction_text(a)}", {"alpha": a}),
             Value("epsilon", "exact (Gaussian)", gauss, "Gaussian mechanism, μ = √(2ρ)"),
             Value("epsilon", "worst case", Bracket(gauss.lo, upper.hi),
                   "over all ρ-zCDP mechanisms: [Gaussian exact, best valid bound]"),
@@ -231,7 +237,8 @@ def _zcdp_approx(p: dict) -> Result:
     upper = printed if printed.hi < cks.hi else cks
     return [
         Value("delta", "printed", printed, "e^{−(ε−ρ)²/(4ρ)} (§5.3)"),
-        Value("delta", "sharper bound", cks, f"Canonne–Kamath–Steinke at α = {a}"),
+        Value("delta", "sharper bound", cks, f"Canonne–Kamath–Steinke at α = {fraction_text(a)}",
+              {"alpha": a}),
         Value("delta", "exact (Gaussian)", gauss, "Gaussian mechanism, μ = √(2ρ)"),
         Value("delta", "worst case", Bracket(gauss.lo, upper.hi),
               "over all ρ-zCDP mechanisms: [Gaussian exact, best valid bound]"),

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from verifydp.exact.numtext import json_number, readable
 from verifydp.witness import KindWitness, Witness
 from verifydp.witness.instance import InstanceWitness
 
@@ -33,11 +34,16 @@ class InstanceResult:
     margin: float | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
+        # numbers in the one JSON format (`verifydp.exact.numtext`, issue 27): a parameter
+        # or an actual value some checker wrote as `0.672640` or `7.26582e-08` reads
+        # `0.67264`, `7.26582e-8`; exact rationals stay "p/q". `claimed` is left as written:
+        # a printed table cell's digits ("0.370") are what is judged
         out: dict[str, Any] = {
-            "params": self.params,
+            "params": {k: json_number(v) if isinstance(v, str) else v
+                       for k, v in self.params.items()},
             "verdict": self.verdict.value,
             "claimed": self.claimed,
-            "actual": self.actual,
+            "actual": json_number(self.actual),
         }
         if self.note:
             out["note"] = self.note
@@ -143,14 +149,23 @@ def statement(text: str, results: Sequence[InstanceResult], note: str = "") -> S
     verdict = aggregate(results)
     if verdict is Verdict.REFUTED and not note:
         bad = next(i for i in results if i.verdict is Verdict.REFUTED)
-        note = f"violated at {params_text(bad.params)}: claimed {bad.claimed}, actual {bad.actual}"
+        note = (f"violated at {params_text(bad.params)}: claimed {readable(bad.claimed)}, "
+                f"actual {readable(bad.actual)}")
     return Statement(text, verdict, tuple(results), note)
 
 
 def params_text(params: Mapping[str, Any]) -> str:
-    """"n = 2, t(m) = point(1)": an instance's parameters as the table shows them (a dict's
-    repr, quotes and braces, is for programs; issue 27)."""
-    return ", ".join(f"{k} = {v}" for k, v in params.items()) or "no parameters"
+    """"n = 2, t(m) = point(1), e^ε = 1.1": an instance's parameters as the table shows them,
+    numbers as decimals (a dict's repr, quotes and braces, and exact rationals such as
+    8/1875 are for programs: the JSON `params` keep them; issue 27). ε given by t = e^ε,
+    stored as `epsilon = t=2`, reads `e^ε = 2`."""
+    parts = []
+    for k, v in params.items():
+        text = str(v)
+        if k == "epsilon" and text.startswith(("t=", "ε=")):
+            k, text = ("e^ε" if text[0] == "t" else "ε"), text[2:]
+        parts.append(f"{k} = {readable(text)}")
+    return ", ".join(parts) or "no parameters"
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import NoReturn
 
@@ -33,6 +34,7 @@ from verifydp.cli import audit as audit_cli
 from verifydp.cli import regress as regress_cli
 from verifydp.cli.errors import EXIT_INTERNAL, EXIT_USAGE, UsageError
 from verifydp.cli.progress import LogProgress, progress
+from verifydp.exact.numtext import decimal_string, number_text, readable
 from verifydp.hunt.executors import KINDS, SCHEDULER_ENV, ExecutorError, open_pool
 from verifydp.hunt.portfolio import HuntError, HuntState, run_hunt
 from verifydp.witness import WitnessFormatError
@@ -379,13 +381,14 @@ def _table(results: list[dict]) -> None:
     table.add_column("detail / witness")
     for obj in results:
         v = obj["verdict"]
-        detail = obj["detail"]["summary"]
+        detail = readable(obj["detail"]["summary"])  # decimals, never 8/1875 (issue 27)
         if isinstance(obj["witness"], str):
             detail += f"  [witness: {obj['witness']}]"
         elif obj["witness"]:  # not written (--no-witnesses): the object is in --json
             detail += "  [witness not written; in --json]"
         if v == Verdict.HOLDS.value:  # issue 14: what a holds-on-instance does not speak for
-            detail += "\n  not covered: " + "; ".join(SCOPES[obj["claim"]].not_covered() or ("—",))
+            detail += "\n  not covered: " + readable(
+                "; ".join(SCOPES[obj["claim"]].not_covered() or ("—",)))
         table.add_row(obj["claim"], f"[{colours[v]}]{v}[/]", str(len(obj["instances"])),
                       f"{obj['detail']['seconds']:.1f}s", detail)
     console = Console(width=160)
@@ -437,6 +440,7 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     report = {"budget_s": args.budget, "workers": workers, "interrupted": interrupted,
               "state": str(args.state), "claims": rows}
     if args.json:
+        report["claims"] = [_hunt_json(r) for r in rows]
         print(json.dumps(report, indent=2))
     else:
         _hunt_table(rows)
@@ -444,6 +448,21 @@ def cmd_hunt(args: argparse.Namespace) -> int:
             print(f"interrupted: progress saved to {args.state}; continue with --resume",
                   file=sys.stderr)
     return 130 if interrupted else 0
+
+
+def _hunt_json(row: dict) -> dict:
+    """A hunt row in the one JSON number format (issue 27): the best margin as a decimal
+    string of 6 significant digits rounded toward zero (its sign, > 0 violated, is kept;
+    "inf" for an unbounded violation, which a JSON number cannot hold), times in seconds to
+    the millisecond like `seconds` (not a float's 17 digits)."""
+    out = dict(row)
+    bm = out.get("best_margin")
+    if isinstance(bm, (int, float)):
+        out["best_margin"] = ("inf" if bm > 0 else "-inf") if math.isinf(bm) else \
+            decimal_string(Fraction(bm), bm < 0, 6)
+    if isinstance(out.get("first_witness_s"), float):
+        out["first_witness_s"] = round(out["first_witness_s"], 3)
+    return out
 
 
 def _hunt_table(rows: list[dict]) -> None:
@@ -462,7 +481,7 @@ def _hunt_table(rows: list[dict]) -> None:
         mini = r.get("minimised")
         table.add_row(
             r["claim"], result, str(r.get("tries", 0)),
-            "—" if bm is None else f"{bm:.3g}",
+            "—" if bm is None else number_text(bm, 3),
             "—" if r.get("first_witness_s") is None else f"{r['first_witness_s']:.1f}s",
             f"size {mini['first_size']} → {mini['final_size']}" if mini else "—",
             r.get("witness") or ("(printed numbers, no dataset)" if found else ""))
@@ -480,7 +499,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(json.dumps({"file": str(args.file), "confirmed": report.confirmed,
                           "lines": list(report.lines)}, indent=2))
     else:
-        print("\n".join(report.lines))
+        print("\n".join(readable(line) for line in report.lines))  # decimals (issue 27)
     return 0 if report.confirmed else 1
 
 

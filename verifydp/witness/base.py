@@ -25,6 +25,7 @@ from verifydp.epsilon import EpsSpec
 from verifydp.exact.dist import FiniteDist
 from verifydp.exact.interval import Bracket
 from verifydp.exact.loss import privacy_loss
+from verifydp.exact.numtext import bracket_text, decimal_string, fraction_text
 from verifydp.population import PopulationPair, Relation
 from verifydp.witness import schema as sch
 from verifydp.witness.companion import ClaimAbout, companion_markdown, dataset_tables
@@ -365,7 +366,8 @@ def replay_json(obj: dict[str, Any],
         if derived is None or any(derived[k] != v for k, v in stored_p.items()):
             return ReplayReport(False, (*lines, "NOT confirmed: stored parameters do not match "
                                                 "the mechanism"))
-        lines.append(f"parameters re-derived from the mechanism: {derived}")
+        lines.append("parameters re-derived from the mechanism: "
+                     + ", ".join(f"{k} = {fraction_text(v)}" for k, v in derived.items()))
     bound = eps.evaluate(expr, params)
     if obj["quantity"] == "lower":
         def bern(x: Fraction) -> FiniteDist[int]:
@@ -373,7 +375,8 @@ def replay_json(obj: dict[str, Any],
 
         actual = privacy_loss(bern(pr_p), bern(pr_q)).worst
         ok = actual is not None and actual < bound.lo
-        lines.append(f"exact e^ε̃ = {actual} vs printed lower bound {bound}")
+        lines.append(f"exact e^ε̃ = {fraction_text(actual) if actual is not None else '∞'} vs printed "
+                     f"lower bound {_claimed(bound)}")
     elif obj["quantity"] == "ratio":
         if pr_q == 0:
             ok = pr_p > 0
@@ -387,7 +390,7 @@ def replay_json(obj: dict[str, Any],
         tp = eps.evaluate(t_expr, params)
         value = pr_p - tp.hi * pr_q
         ok = value > bound.hi
-        lines.append(f"Pr_P − e^ε'·Pr_P' ≥ {float(value):.6g} vs claimed δ' ≤ {_claimed(bound)}")
+        lines.append(f"Pr_P − e^ε'·Pr_P' ≥ {fraction_text(value)} vs claimed δ' ≤ {_claimed(bound)}")
     else:
         raise ValueError(f"unknown quantity {obj['quantity']!r}")
     lines.append("CONFIRMED: the claimed bound is violated" if ok else "NOT confirmed")
@@ -395,14 +398,15 @@ def replay_json(obj: dict[str, Any],
 
 
 def _exact(x: Fraction) -> str:
-    """An exact rational for a replay line: "36 (exact)", "13/4 ≈ 3.25 (exact)"."""
-    return f"{x} (exact)" if x.denominator == 1 else f"{x} ≈ {float(x):.6g} (exact)"
+    """An exact rational for a replay line, as a decimal (issue 27): "36 (exact)",
+    "3.25 (exact)", "0.416667 (exact)"; the file keeps the rational."""
+    return f"{fraction_text(x)} (exact)"
 
 
 def _claimed(b: Bracket) -> str:
     """A printed bound for a replay line: its value when the bracket is a point ("6"), else
     the upper end with the bracket ("2.71828 (certified bracket [2.71828, 2.71829])") — the
-    line used to read "e^ε' ∈ 6" (issue 27)."""
+    line used to read "e^ε' ∈ 6" (issue 27). Decimals, never a rational."""
     if b.lo == b.hi:
-        return f"{b.lo}" if b.lo.denominator == 1 else f"{b.lo} ≈ {float(b.lo):.6g}"
-    return f"{float(b.hi):.6g} (certified bracket [{float(b.lo):.10g}, {float(b.hi):.10g}])"
+        return fraction_text(b.lo)
+    return f"{decimal_string(b.hi, True, 6)} (certified bracket {bracket_text(b.lo, b.hi)})"

@@ -23,6 +23,7 @@ from typing import Any
 from verifydp import __version__
 from verifydp.designs.base import Design
 from verifydp.exact.interval import Bracket
+from verifydp.exact.numtext import bracket_text, fraction_text, readable
 from verifydp.population import Population, RecordType
 from verifydp.witness import schema as sch
 from verifydp.witness.base import ReplayReport
@@ -197,11 +198,14 @@ def replay_json(obj: dict[str, Any], div: Divergence, claimed_pair: ClaimedPair)
         if problem:
             return ReplayReport(False, (*lines, f"{label}: {problem}"))
         pairs[key] = (p, q)
-    lines.append(f"both pairs: substitution neighbours of n = {n} records in [−{clip}, {clip}]")
+    lines.append(f"both pairs: substitution neighbours of n = {n} records in "
+                 f"[−{fraction_text(clip)}, {fraction_text(clip)}]")
     actual = both_directions(div, *sum_laws(design, *pairs["populations"]), sigma, eps)
     claimed = both_directions(div, *sum_laws(design, *pairs["claimed_pair"]), sigma, eps)
-    lines.append(f"δ(ε = {eps}) at σ = {sigma}, {design.to_json()}: realisable pair {actual}; "
-                 f"claimed worst pair {claimed}")
+    lines.append(f"δ(ε = {fraction_text(eps)}) at σ = {fraction_text(sigma)}, "
+                 f"{readable(str(design.to_json()))}: realisable pair "
+                 f"{bracket_text(actual.lo, actual.hi)}; claimed worst pair "
+                 f"{bracket_text(claimed.lo, claimed.hi)}")
     for name, br in (("claimed", claimed), ("actual", actual)):
         # the checker brackets the same δ along another path (the law of K, not of the sum),
         # so the ends may differ past the shown digits: the shown text must be the recomputed

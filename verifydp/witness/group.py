@@ -14,6 +14,7 @@ from typing import Any
 
 from verifydp import __version__
 from verifydp.designs.base import Design
+from verifydp.exact.numtext import fraction_text
 from verifydp.witness import schema as sch
 from verifydp.witness.base import ReplayReport
 from verifydp.witness.text import WitnessLimitError, exact, origin
@@ -118,7 +119,7 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
                                             f"{obj['actual']['value']} is not the recomputed "
                                             f"{value} (the file was edited)"))
     ok = value > claimed
-    lines.append(f"Pr[accept|P] − t'·Pr[accept|P'] = {value} ≈ {float(value):.6g} "
-                 f"vs claimed δ' = {claimed} ≈ {float(claimed):.6g} (t' = {t_prime})")
+    lines.append(f"Pr[accept|P] − t'·Pr[accept|P'] = {fraction_text(value)} "
+                 f"vs claimed δ' = {fraction_text(claimed)} (t' = {fraction_text(t_prime)})")
     lines.append("CONFIRMED: the claimed bound is violated" if ok else "NOT confirmed")
     return ReplayReport(ok, tuple(lines))

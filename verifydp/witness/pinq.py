@@ -18,6 +18,7 @@ import sympy
 
 from verifydp import __version__
 from verifydp.epsilon import EpsSpec
+from verifydp.exact.numtext import bracket_text, fraction_text, number_text
 from verifydp.exact.tfunc import EPS
 from verifydp.pinq.loss import exact_loss, loss_multiple
 from verifydp.pinq.plan import Dataset, Plan, charge, neighbours
@@ -131,11 +132,12 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
         return ReplayReport(False, (*lines, "D and D' are not neighbours (one inserted record)"))
     if t <= 1:
         return ReplayReport(False, (*lines, f"t = {t} is not e^ε for some ε > 0"))
-    lines.append(f"plan of {len(plan.nodes)} nodes; |D| = {len(d)}, |D'| = {len(d_prime)}, t = {t}")
+    lines.append(f"plan of {len(plan.nodes)} nodes; |D| = {len(d)}, |D'| = {len(d_prime)}, "
+                 f"t = {fraction_text(t)}")
     ratio = exact_loss(plan, d, d_prime, t).ratio
     if ratio is None:
         return ReplayReport(False, (*lines, "unexpected infinite loss (noise has full support)"))
-    lines.append(f"exact e^loss = {ratio} ≈ {float(ratio):.6g}")
+    lines.append(f"exact e^loss = {fraction_text(ratio)}")
     claimed = obj["claimed"]
     if not isinstance(claimed, dict):
         raise ValueError("claimed must be an object")
@@ -143,10 +145,12 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
         c = charge(plan)
         bound_hi = EpsSpec.of_t(t).evaluate(sympy.exp(sympy.Rational(c.numerator, c.denominator)
                                                       * EPS)).hi
-        lines.append(f"PINQ charges {c}·ε, i.e. e^charge = t^{c} ≈ {float(bound_hi):.6g}")
+        lines.append(f"PINQ charges {fraction_text(c)}·ε, i.e. e^charge = t^{fraction_text(c)} "
+                     f"≈ {number_text(float(bound_hi))}")
         if plan.deterministic:
             mult = loss_multiple(plan, d, d_prime)
-            lines.append(f"for every ε > 0: exact loss {mult}·ε vs charged {c}·ε")
+            lines.append(f"for every ε > 0: exact loss {fraction_text(mult)}·ε vs charged "
+                         f"{fraction_text(c)}·ε")
     elif claimed.get("source") == "printed":
         if any(k != 1 for k in plan.eps_multiples()):
             return ReplayReport(False, (*lines, "a base mechanism is not ε-DP (eps multiple ≠ 1)"))
@@ -160,7 +164,7 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
         bound = EpsSpec.of_t(t).evaluate(expr, {str(k): str(exact(v)) for k, v in params.items()})
         bound_hi = bound.hi
         lines.append(f"every aggregation is ε-DP; printed e^σ(ε) = {claimed['expression']} "
-                     f"∈ {bound}")
+                     f"{'= ' + fraction_text(bound.lo) if bound.lo == bound.hi else '∈ ' + bracket_text(bound.lo, bound.hi)}")
     else:
         raise ValueError(f"unknown claimed source {claimed.get('source')!r}")
     ok = ratio > bound_hi

@@ -39,6 +39,7 @@ from verifydp.accounting import (
     poisson_gaussian,
 )
 from verifydp.designs.base import Design
+from verifydp.exact.numtext import decimal_string, number_text
 from verifydp.exact.special import exp_bracket, log_bracket
 from verifydp.population import PopulationPair, Relation
 from verifydp.witness import schema as sch
@@ -263,8 +264,8 @@ def replay_json(obj: dict[str, Any]) -> ReplayReport:
                                             "actual value is not the recomputed one (edited)"))
     value = values[output]
     ok = value < floor
-    lines.append(f"the function's {output} = {float(value)!r} (exact {value})")
-    lines.append(f"recomputed {what} ≥ {floor} ≈ {float(floor):.10g}")
+    lines.append(f"the function's {output} = {number_text(float(value), 10)}")
+    lines.append(f"recomputed {what} ≥ {decimal_string(floor, False, 10)} (rounded down)")
     lines.append("CONFIRMED: the function's output is below the certified lower bound"
                  if ok else "NOT confirmed: the output is not below the recomputed bound")
     return ReplayReport(ok, tuple(lines))
