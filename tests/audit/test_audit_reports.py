@@ -17,6 +17,7 @@ from verifydp.audit import audit
 from verifydp.audit.html import delta_figure, eps_figure, render_html
 from verifydp.audit.report import (
     ExactPoint,
+    FullSizePoint,
     Report,
     bracket_json,
     effect_of,
@@ -90,18 +91,29 @@ def test_wide_brackets_are_inconclusive_with_the_reason() -> None:
     assert "inconclusive at ε = 8" in grid_summary([narrow, wide][1:])
 
 
+def _ratios(report: Report) -> list[FullSizePoint]:
+    return [p for p in report.full_size_points() if p.quantity == "ratio"]
+
+
 def test_report_headline_and_labels(poisson: Report) -> None:
-    assert [p.eps_text for p in poisson.points] == ["1", "0.25", "0.5", "2"]
-    # full size first (issue 27): the exact answer at the file's N leads, the grid follows
+    """Full size first (issue 27): the exact answer at the file's N leads, and the ε grid is
+    solved at full size too; the scaled instance keeps the base ε only (the witness)."""
+    assert [p.eps_text for p in _ratios(poisson)] == ["0.25", "0.5", "1", "2"]
+    assert [p.eps_text for p in poisson.points] == ["1"] and not poisson.scaled_points()
     head = poisson.headline()
     assert head.startswith("unnamed design: at full size (N = 1000): ε' = 0.158565")
-    assert "over the ε grid on a scaled instance: amplifies at every ε of the grid (0.25 to 2)" \
-        in head
+    assert "over the ε grid at full size: amplifies at every ε of the grid (0.25 to 2)" in head
+    assert "scaled" not in head
     fs = poisson.to_json()["full_size"]
     assert fs["quantity"] == "ratio" and fs["complete"] and fs["verdict"] == "met"
     assert set(fs["eps_prime"]) == {"lo", "hi", "lo_float", "hi_float"}
     assert abs(fs["eps_prime"]["lo_float"] - 0.1585650787) < 1e-9
-    assert [g["eps"] for g in poisson.to_json()["exact"]["grid"]] == ["1", "0.25", "0.5", "2"]
+    ratios = [g for g in fs["grid"] if g["quantity"] == "ratio"]
+    assert [g["eps"] for g in ratios] == ["0.25", "0.5", "1", "2"]  # exact in JSON
+    assert [g["verdict"] for g in ratios] == [None, None, "met", None]
+    assert all(g["solved"] and g["complete"] and g["effect"] == "amplifies" for g in ratios)
+    assert poisson.to_json()["exact"]["scope"] == "scaled instance"
+    assert [g["eps"] for g in poisson.to_json()["exact"]["grid"]] == ["1"]
     for p in poisson.points:  # solved at the rigorous bracket of e^ε, not at a nearby t
         lo, hi = brackets_for_eps(p.eps)  # type: ignore[arg-type]
         assert p.t_lo <= lo and hi <= p.t_hi
@@ -155,7 +167,7 @@ def test_bracket_json_rounds_outward() -> None:
 
 
 def test_eps_prime_json_encloses_the_log(poisson: Report) -> None:
-    for p in poisson.points:
+    for p in [*poisson.points, *_ratios(poisson)]:
         e = p.to_json()["eps_prime"]
         assert p.lower is not None and p.upper is not None
         assert Fraction(e["lo"]) <= Fraction(math.log(p.lower)) + Fraction(1, 10**12)
@@ -173,9 +185,9 @@ def test_eps_plot_draws_the_certified_band(poisson: Report) -> None:
     ax = fig.axes[0]
     bands = [c for c in ax.collections if isinstance(c, PolyCollection)
              and "certified band" in str(c.get_label())]
-    assert len(bands) == 1
+    assert len(bands) == 1 and "at full size (N = 1000)" in str(bands[0].get_label())
     ys = bands[0].get_paths()[0].vertices[:, 1]
-    pts = sorted(poisson.points, key=lambda p: p.eps)  # type: ignore[arg-type, return-value]
+    pts = _ratios(poisson)
     lo = min(math.log(p.lower) for p in pts)  # type: ignore[arg-type]
     hi = max(math.log(p.upper) for p in pts)  # type: ignore[arg-type]
     assert min(ys) == pytest.approx(lo) and max(ys) == pytest.approx(hi)
@@ -197,7 +209,7 @@ def test_html_has_real_tables_and_the_mechanism(poisson: Report) -> None:
     assert "Worst-case base mechanism" in html and "Pr[accept]" in html
     assert html.count("<table>") >= 4
     assert "failed hypothesis" in html
-    assert re.search(r"<td>0\.25</td>", html) and "0.2495" not in html
+    assert re.search(r"<td>ε = 0\.25</td>", html) and "0.2495" not in html
 
 
 DEPLOYED = {"population": {"size": 1000}, "design": {"kind": "srswor", "m": 10},

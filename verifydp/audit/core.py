@@ -35,16 +35,18 @@ from verifydp.audit.instance import (
     Scenario,
     build_instance,
     full_size_answer,
+    full_size_plan,
 )
 from verifydp.audit.report import (
-    NEITHER_TOL,
     Contradiction,
     ExactPoint,
+    FullSizePoint,
     HockeyPoint,
     Report,
     Suggestion,
     Verdicts,
-    exact_text,
+    decimal_text,
+    effect_delta,
 )
 from verifydp.audit.spec import (
     AuditSpec,
@@ -120,6 +122,45 @@ def _grid(spec: AuditSpec) -> list[Fraction]:
     return sorted(set(grid) - {eps})
 
 
+def _at_eps(spec: AuditSpec, e: Fraction) -> AuditSpec:
+    """The design file with the base at ε = e (a point of the ε grid)."""
+    return dataclasses.replace(spec, base=dataclasses.replace(spec.base, epsilon=e))
+
+
+def _at_eps_prime(spec: AuditSpec, ep: Fraction) -> AuditSpec:
+    """The design file asking for δ' at ε' = ep (a point of the privacy profile)."""
+    return dataclasses.replace(spec, target=dataclasses.replace(spec.target, epsilon=ep))
+
+
+def _short(x: float) -> Fraction:
+    """x to 3 significant digits, as the exact decimal it reads as (0.00183, not 5/2731)."""
+    return Fraction(f"{x:.3g}")
+
+
+def _eps_primes(spec: AuditSpec, full: list[FullSizePoint], main: ExactPoint | None
+                ) -> list[Fraction]:
+    """The ε' of the privacy profile δ'(ε') beside the target's: 1/4, 1/2 and 3/4 of ε' at
+    the base ε — at full size where it is certified above, else on the instance (only where
+    to evaluate, never a reported number), else twice the target."""
+    top: float | None = None
+    base = next((p for p in full if p.quantity == "ratio" and p.eps == spec.base.epsilon), None)
+    if base is not None and base.complete and base.upper is not None:
+        top = math.log(base.upper)
+    elif main is not None:
+        top = main.eps_prime_upper()
+    reach = (top if top and math.isfinite(top) and top > 0 else
+             float(spec.target.epsilon * 2))
+    taken = {p.eps_prime for p in full if p.eps_prime is not None}
+    out = []
+    for f in (0.25, 0.5, 0.75):
+        ep = _short(reach * f)
+        if ep > 0 and abs(ep - spec.target.epsilon) > spec.target.epsilon / 20 and \
+                ep not in taken:
+            taken.add(ep)
+            out.append(ep)
+    return out
+
+
 def _copies(spec: AuditSpec) -> Fraction | None:
     """Pr[K ≥ 2]: copies of one record in a with-replacement sample (exact, when cheap)."""
     p = spec.params
@@ -159,37 +200,40 @@ def _exp_hi(x: Fraction) -> Fraction:
 
 
 def _full_size_contradictions(spec: AuditSpec, neyman_delta: int | None,
-                              full_size: FullSizeAnswer | None) -> list[Contradiction]:
+                              full: list[FullSizePoint]) -> list[Contradiction]:
     """The applied upper bounds at the design file's own N against the certified worst case
-    there (verifydp.audit.instance.full_size_answer): e^{ε'} for a pure statement, δ' at the
-    target ε' (computed at e^{ε''} ≥ e^{target}) for an (ε', δ') statement whose ε' is at most
-    the target."""
-    if full_size is None or full_size.bracket is None:
-        return []
-    fb, eps, out = full_size.bracket, spec.base.epsilon, []
+    there (verifydp.audit.instance.full_size_answer), at every point solved: e^{ε'} at each ε
+    of the grid for a pure statement, δ' at each ε'' (computed at e^{ε''} ≥ the bracket of
+    ε'') for an (ε', δ') statement whose ε' is at most ε''."""
+    bounds = [b for b in catalogue_bounds(spec, neyman_delta)
+              if b.applies and b.direction == "upper" and b.expr is not None]
+    out: list[Contradiction] = []
     where = f"full size N = {spec.size}"
-    for b in catalogue_bounds(spec, neyman_delta):
-        if not (b.applies and b.direction == "upper" and b.expr is not None):
+    for p in full:
+        fb = p.answer.bracket
+        if fb is None:
             continue
-        br = b.eps_prime(eps)
-        if br is None:
-            continue
-        pure = b.delta_prime is None or b.delta_prime.hi == 0
-        if full_size.quantity == "ratio" and pure:
-            if fb.lower is None or _exp_hi(br.hi) < fb.lower:
-                out.append(Contradiction(b.claim, "upper", f"ε = {exact_text(eps)}, {where}",
-                                         br, (fb.lower, fb.upper), fb.worst))
-        elif full_size.quantity == "delta" and b.delta_prime is not None and \
-                br.hi <= spec.target.epsilon and fb.lower is not None and \
-                fb.lower > b.delta_prime.hi:
-            out.append(Contradiction(
-                b.claim, "upper", f"δ'(ε' = {exact_text(spec.target.epsilon)}), {where}",
-                b.delta_prime, (fb.lower, fb.upper), fb.worst, "delta_prime"))
+        for b in bounds:
+            br = b.eps_prime(p.eps)
+            if br is None:
+                continue
+            pure = b.delta_prime is None or b.delta_prime.hi == 0
+            if p.quantity == "ratio":
+                if pure and (fb.lower is None or _exp_hi(br.hi) < fb.lower):
+                    out.append(Contradiction(b.claim, "upper",
+                                             f"ε = {decimal_text(p.eps)}, {where}",
+                                             br, (fb.lower, fb.upper), fb.worst))
+            elif b.delta_prime is not None and p.eps_prime is not None and \
+                    br.hi <= p.eps_prime and fb.lower is not None and \
+                    fb.lower > b.delta_prime.hi:
+                out.append(Contradiction(
+                    b.claim, "upper", f"δ'(ε' = {decimal_text(p.eps_prime)}), {where}",
+                    b.delta_prime, (fb.lower, fb.upper), fb.worst, "delta_prime"))
     return out
 
 
 def contradictions(spec: AuditSpec, points: list[ExactPoint], hockey: list[HockeyPoint],
-                   neyman_delta: int | None = None, full_size: FullSizeAnswer | None = None
+                   neyman_delta: int | None = None, full: list[FullSizePoint] | None = None
                    ) -> tuple[Contradiction, ...]:
     """Applied upper bounds, evaluated at the instance's parameters, that the certified worst
     case of the instance refutes. A pure bound (δ' = 0) is confronted with the certified lower
@@ -216,7 +260,7 @@ def contradictions(spec: AuditSpec, points: list[ExactPoint], hockey: list[Hocke
             br = b.eps_prime(eps)
             if br is not None and (p.lower is None or _exp_hi(br.hi) < p.lower):
                 out.append(Contradiction(b.claim, "upper",
-                                         f"ε = {exact_text(eps)} on the scaled instance", br,
+                                         f"ε = {decimal_text(eps)} on the scaled instance", br,
                                          (None if p.lower is None else p.lower,
                                           p.upper), p.scenario.label))
     for h in hockey:  # solved for the base ε's class
@@ -227,10 +271,10 @@ def contradictions(spec: AuditSpec, points: list[ExactPoint], hockey: list[Hocke
                 continue
             if h.tp_lo >= _exp_hi(br.hi) and h.lower > dp.hi:
                 out.append(Contradiction(b.claim, "upper", f"δ'(ε' = {h.eps_text}), base ε = "
-                                         f"{exact_text(spec.base.epsilon)} on the scaled "
+                                         f"{decimal_text(spec.base.epsilon)} on the scaled "
                                          "instance", dp,
                                          (h.lower, h.upper), h.scenario.label, "delta_prime"))
-    out += _full_size_contradictions(spec, neyman_delta, full_size)
+    out += _full_size_contradictions(spec, neyman_delta, full or [])
     seen: set[tuple[str, str]] = set()
     unique = []
     for c in out:
@@ -238,18 +282,6 @@ def contradictions(spec: AuditSpec, points: list[ExactPoint], hockey: list[Hocke
             seen.add((c.claim, c.at))
             unique.append(c)
     return tuple(unique)
-
-
-def _effect_delta(at_base: HockeyPoint, d: Fraction) -> str:
-    """(ε, δ) base: δ'(ε) of the design against δ, from certified brackets only."""
-    if at_base.lower > d:
-        return "degrades"
-    if at_base.upper is not None and at_base.upper < d:
-        return "amplifies"
-    if at_base.upper is not None and at_base.lower >= d * (1 - NEITHER_TOL) and \
-            at_base.upper <= d * (1 + NEITHER_TOL):
-        return "neither"
-    return "undetermined"
 
 
 def _verdicts(spec: AuditSpec, main: ExactPoint | None, hockey: HockeyPoint | None,
@@ -269,7 +301,7 @@ def _verdicts(spec: AuditSpec, main: ExactPoint | None, hockey: HockeyPoint | No
         if effect == "undetermined":
             why.append(main.why_inconclusive())
     elif at_base is not None:
-        effect = _effect_delta(at_base, spec.base.delta)
+        effect = effect_delta(at_base.lower, at_base.upper, spec.base.delta)
     if target.delta == 0 and main is not None:
         lo_r, up_r = main.lower, main.upper
         target_inst = ("violated" if lo_r is None or lo_r > tt_hi else "met"
@@ -277,7 +309,7 @@ def _verdicts(spec: AuditSpec, main: ExactPoint | None, hockey: HockeyPoint | No
         if target_inst == "undetermined":
             why.append(f"the certified bracket of e^ε' on the instance, "
                        f"[{float(lo_r):.6g}, {float(up_r or math.inf):.6g}], contains "
-                       f"e^ε' at the target ε' = {exact_text(target.epsilon)}")
+                       f"e^ε' at the target ε' = {decimal_text(target.epsilon)}")
     else:
         target_inst = _hockey_target(hockey, target.delta)
     full = "undetermined"
@@ -358,15 +390,15 @@ def _alternative(spec: AuditSpec) -> tuple[str, AuditSpec] | None:
         r = Fraction(p["m"], spec.size)
         if 0 < r < 1:
             new = ("stratified-proportional", {"r": r, "rounding": "randomised"})
-            why = f"proportional allocation r = m/N = {r} with randomised rounding instead of " \
-                  "Neyman allocation"
+            why = f"proportional allocation r = m/N = {decimal_text(r)} with randomised " \
+                  "rounding instead of Neyman allocation"
     elif (kind == "srswr" or kind.startswith("must-") or kind == "srswor") \
             and 0 < p["m"] <= spec.size:
         if spec.protect is Relation.ADD_REMOVE:
             # a fixed size lets an added record displace another: Poisson does not
             q = Fraction(p["m"], spec.size)
             new = ("poisson", {"q": q})
-            why = f"Poisson sampling with the same expected size (q = m/N = {q})"
+            why = f"Poisson sampling with the same expected size (q = m/N = {decimal_text(q)})"
         elif kind != "srswor":
             new = ("srswor", {"m": p["m"]})
             why = f"one stage without replacement (SRSWOR of m = {p['m']}): no copies"
@@ -445,14 +477,15 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
         raise DesignFileError(f"design: {exc}") from None
     step("catalogued theorems")
     bounds = catalogue_bounds(spec, _neyman_delta(inst))
+    eps = spec.base.epsilon
+    want_hockey = spec.base.delta > 0 or spec.target.delta > 0 or grid
     step("exact worst case at full size")
-    full_size = full_size_answer(spec)
+    plan = full_size_plan(spec)  # the orbits do not depend on ε, ε' or δ: built once
+    full_size = full_size_answer(spec, plan=plan)
     # an (ε', δ') target is answered by δ' at ε'; with a pure base the ratio at the file's N is
     # solved too, so the single release leads with ε' at full size (issue 27)
-    full_ratio = (full_size_answer(dataclasses.replace(
-        spec, target=dataclasses.replace(spec.target, delta=Fraction(0))))
-        if full_size.quantity == "delta" and spec.base.delta == 0 else None)
-    eps = spec.base.epsilon
+    full_ratio = (full_size_answer(spec, plan=plan, quantity="ratio")
+                  if full_size.quantity == "delta" and spec.base.delta == 0 else None)
     t_lo, t_hi = coarse_bracket(eps)
     main: ExactPoint | None = None
     points: list[ExactPoint] = []
@@ -462,6 +495,16 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
                      f"{whole.params['batch']} of N without replacement); the epochs are in "
                      f"the deployment part")
     hockey_pts: list[HockeyPoint] = []
+    # the grid at full size first (issue 27): a scaled instance only where it is out of reach
+    full_grid: list[FullSizePoint] = []
+    if spec.base.delta == 0:
+        base_ratio = full_size if full_size.quantity == "ratio" else full_ratio
+        assert base_ratio is not None
+        full_grid.append(FullSizePoint(base_ratio, eps, None, full_size.quantity == "ratio"))
+        for e in _grid(spec) if grid else []:
+            step(f"exact worst case at full size, ε = {decimal_text(e)}")
+            full_grid.append(FullSizePoint(full_size_answer(
+                _at_eps(spec, e), plan=plan, quantity="ratio"), e))
 
     def attempt(what: str, solve: Callable[[], Any]) -> Any:
         """One exact solve; a solver failure is reported, and the other points stand."""
@@ -473,45 +516,64 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
             return None
 
     scen = inst.scenarios
-    if spec.base.delta == 0:
-        main = attempt(f"exact worst case at ε = {exact_text(eps)}",
+    if spec.base.delta == 0:  # the base ε on the instance: the witness and the cross-check
+        main = attempt(f"exact worst case at ε = {decimal_text(eps)} on the scaled instance",
                        lambda: _solve_ratio(scen, laws, spec, t_lo, t_hi, float(eps), eps))
         if main is not None:  # points[0] is the base ε
             points.append(main)
-            for e in _grid(spec) if grid else []:
+            for fp in full_grid[1:]:
+                if fp.solved:
+                    continue
                 # solved at the rigorous bracket of e^ε, so the point is at the user's ε
+                e = fp.eps
                 lo_e, hi_e = coarse_bracket(e)
-                pt = attempt(f"exact worst case at ε = {exact_text(e)}",
+                pt = attempt(f"exact worst case at ε = {decimal_text(e)} on the scaled "
+                             "instance (out of reach at full size)",
                              lambda lo_e=lo_e, hi_e=hi_e, e=e: _solve_ratio(
                                  scen, laws, spec, lo_e, hi_e, float(e), e))
                 if pt is not None:
                     points.append(pt)
     base_hockey = target_hockey = None
+    if spec.base.delta > 0 and spec.target.epsilon != eps:  # the effect: δ'(ε) against δ
+        full_grid.append(FullSizePoint(
+            full_size_answer(_at_eps_prime(spec, eps), plan=plan, quantity="delta"),
+            eps, eps, False, spec.base.delta))
     if spec.base.delta > 0:
-        base_hockey = attempt(f"exact δ'(ε') at ε' = ε = {exact_text(eps)}",
+        base_hockey = attempt(f"exact δ'(ε') at ε' = ε = {decimal_text(eps)} on the scaled "
+                              "instance",
                               lambda: _solve_hockey(scen, laws, spec, t_lo, t_hi, float(eps),
                                                     eps))
-    if spec.base.delta > 0 or spec.target.delta > 0 or grid:
-        tt_lo, tt_hi = coarse_bracket(spec.target.epsilon)
-        target_hockey = attempt(
-            f"exact δ'(ε') at ε' = {exact_text(spec.target.epsilon)}",
-            lambda: _solve_hockey(scen, laws, spec, tt_lo, tt_hi, float(spec.target.epsilon),
-                                  spec.target.epsilon))
-        top = main.eps_prime_upper() if main is not None else None
-        reach = (Fraction(top).limit_denominator(1000) if top and math.isfinite(top)
-                 else spec.target.epsilon * 2)
-        for f in (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4)) if grid else ():
-            ep = reach * f
-            if ep > 0 and abs(float(ep - spec.target.epsilon)) > 0.01:
-                lo_p, hi_p = coarse_bracket(ep)
-                hp = attempt(f"exact δ'(ε') at ε' = {exact_text(ep)}",
-                             lambda lo_p=lo_p, hi_p=hi_p, ep=ep: _solve_hockey(
-                                 scen, laws, spec, lo_p, hi_p, float(ep), ep))
-                if hp is not None:
-                    hockey_pts.append(hp)
+    if want_hockey:
+        target = spec.target.epsilon
+        at_target = (FullSizePoint(full_size, eps, target, True, spec.base.delta)
+                     if full_size.quantity == "delta" else FullSizePoint(full_size_answer(
+                         _at_eps_prime(spec, target), plan=plan, quantity="delta"),
+                         eps, target))
+        full_grid.append(at_target)
+        # the instance's δ' at the target: the witness and the instance's verdict of an
+        # (ε', δ') target, and the answer there when full size is out of reach
+        if spec.target.delta > 0 or spec.base.delta > 0 or not at_target.solved:
+            tt_lo, tt_hi = coarse_bracket(target)
+            target_hockey = attempt(
+                f"exact δ'(ε') at ε' = {decimal_text(target)} on the scaled instance",
+                lambda: _solve_hockey(scen, laws, spec, tt_lo, tt_hi, float(target), target))
+        for ep in _eps_primes(spec, full_grid, main) if grid else []:
+            step(f"exact δ'(ε') at full size, ε' = {decimal_text(ep)}")
+            fp = FullSizePoint(full_size_answer(_at_eps_prime(spec, ep), plan=plan,
+                                                quantity="delta"), eps, ep)
+            full_grid.append(fp)
+            if fp.solved:
+                continue
+            lo_p, hi_p = coarse_bracket(ep)
+            hp = attempt(f"exact δ'(ε') at ε' = {decimal_text(ep)} on the scaled instance "
+                         "(out of reach at full size)",
+                         lambda lo_p=lo_p, hi_p=hi_p, ep=ep: _solve_hockey(
+                             scen, laws, spec, lo_p, hi_p, float(ep), ep))
+            if hp is not None:
+                hockey_pts.append(hp)
     hockey_pts += [h for h in (base_hockey, target_hockey) if h is not None]
     hockey_pts = sorted(hockey_pts, key=lambda h: h.label)
-    contra = contradictions(spec, points, hockey_pts, _neyman_delta(inst), full_size)
+    contra = contradictions(spec, points, hockey_pts, _neyman_delta(inst), full_grid)
     verdicts = _verdicts(spec, main, target_hockey, base_hockey, bounds, contra, full_size)
     flags = red_flags(spec, _copies(spec))
     suggestion = _suggest(spec, main, step)
@@ -525,4 +587,4 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
         dep = audit_deployment(whole, step)  # the named mechanism, T releases, the accountant
     return Report(whole, inst, bounds, points, hockey_pts, verdicts, flags, suggestion,
                   witness, str(path) if path else None, tuple(notes), contra, dep, full_size,
-                  full_ratio)
+                  full_ratio, tuple(full_grid))

@@ -19,9 +19,9 @@ from typing import Any
 from verifydp.audit.deployment_plots import html_section
 from verifydp.audit.report import (
     ExactPoint,
+    FullSizePoint,
     Report,
-    exact_text,
-    full_size_text,
+    decimal_text,
     population_text,
 )
 from verifydp.exact.numtext import bracket_text, number_text
@@ -35,7 +35,7 @@ def _png(fig: Any) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _eps_of(p: ExactPoint) -> float:
+def _eps_of(p: ExactPoint | FullSizePoint) -> float:
     return float(p.eps) if p.eps is not None else p.label
 
 
@@ -53,17 +53,44 @@ def eps_plot(report: Report) -> str:
     return out
 
 
+def _ratio_band(ax: Any, pts: list[Any], cap: float, colour: str, label: str) -> None:
+    """Certified brackets of ε' as a band, both ends of every bracket marked; ε' = ∞ as a
+    triangle at the cap, a lower bound only (full size, some neighbour unbounded) as an
+    upward triangle at its lower end."""
+    xs = [_eps_of(p) for p in pts]
+    lo = [min(_finite_log(p.lower, cap), cap) for p in pts]
+    partial = [not getattr(p, "complete", True) and p.lower is not None for p in pts]
+    hi = [a if part else max(min(_finite_log(p.upper, cap), cap), a)
+          for p, a, part in zip(pts, lo, partial, strict=True)]
+    ax.fill_between(xs, lo, hi, color=colour, alpha=0.3, lw=0, label=label)
+    # both ends of every bracket, joined: a tight bracket shows as one dot
+    ax.errorbar(xs, lo, yerr=[[0] * len(lo), [h - a for a, h in zip(lo, hi, strict=True)]],
+                fmt="none", ecolor=colour, capsize=3, lw=1.5)
+    ax.plot(xs + xs, lo + hi, "o", color=colour, ms=4)
+    infinite = [x for p, x in zip(pts, xs, strict=True) if p.lower is None]
+    if infinite:
+        ax.plot(infinite, [cap] * len(infinite), "^", color=colour, label="exact: ε' = ∞")
+    below = [(x, a) for x, a, part in zip(xs, lo, partial, strict=True) if part]
+    if below:
+        ax.plot([x for x, _ in below], [a for _, a in below], "^", color=colour, ms=8,
+                mfc="none", label="a lower bound only (ε' ≥)")
+
+
 def eps_figure(report: Report) -> Any:
-    """ε' against ε: the exact worst case on the instance as the certified band [lower, upper]
-    (with the points' brackets as error bars), the applicable bounds as bands of their rigorous
-    brackets, y = ε; the ε ticks are the user's exact values."""
+    """ε' against ε: the exact worst case at full size (N of the file) as the certified band
+    [lower, upper], and on the scaled instance only at the ε where full size is out of reach
+    (each band says which), with the points' brackets as error bars; the applicable bounds as
+    bands of their rigorous brackets, y = ε; the ε ticks are the user's exact values."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     spec = report.spec
-    pts = sorted(report.points, key=_eps_of)
+    full = sorted((p for p in report.full_size_points() if p.quantity == "ratio" and p.solved),
+                  key=_eps_of)
+    scaled = sorted(report.scaled_points(), key=_eps_of)
+    pts: list[Any] = sorted([*full, *scaled], key=_eps_of)
     xs_pts = [_eps_of(p) for p in pts]
     top = max([*xs_pts, float(spec.base.epsilon) * 2, float(spec.target.epsilon)])
     grid = [top * (i + 1) / CURVE_POINTS for i in range(CURVE_POINTS)]
@@ -78,7 +105,7 @@ def eps_figure(report: Report) -> Any:
         approx = b.delta_prime is not None and b.delta_prime.hi > 0
         bad = any(c.claim == b.claim for c in report.contradictions)
         what = f"{b.direction} bound, full size" + (", with δ' > 0" if approx else "") + \
-            (", CONTRADICTED on the instance" if bad else "")
+            (", CONTRADICTED by an exact worst case" if bad else "")
         ax.fill_between(grid, los, his, color=f"C{i + 1}", alpha=0.35, lw=0)
         ax.plot(grid, his if b.direction == "upper" else los,
                 "-" if b.direction == "upper" else "--", color=f"C{i + 1}",
@@ -88,28 +115,15 @@ def eps_figure(report: Report) -> Any:
         # of 1.5 × the grid, which drew an upper end below the lower and crashed matplotlib)
         ends = [math.log(x) for p in pts for x in (p.lower, p.upper) if x is not None and x > 0]
         cap = max([top * 1.5, *(1.1 * e for e in ends)])
-        lo = [min(_finite_log(p.lower, cap), cap) for p in pts]
-        hi = [max(min(_finite_log(p.upper, cap), cap), a) for p, a in zip(pts, lo)]
-        ax.fill_between(xs_pts, lo, hi, color="C0", alpha=0.3, lw=0,
-                        label="exact worst case, certified band (scaled instance)")
-        # both ends of every bracket, joined: a tight bracket shows as one dot
-        ax.errorbar(xs_pts, lo, yerr=[[0] * len(lo), [h - a for a, h in zip(lo, hi)]],
-                    fmt="none", ecolor="C0", capsize=3, lw=1.5)
-        ax.plot(xs_pts + xs_pts, lo + hi, "o", color="C0", ms=4)
-        infinite = [p for p in pts if p.lower is None]
-        if infinite:
-            ax.plot([_eps_of(p) for p in infinite], [cap] * len(infinite), "^", color="C0",
-                    label="exact: ε' = ∞")
+        if full:
+            _ratio_band(ax, full, cap, "C0", f"exact worst case at full size (N = "
+                                             f"{spec.size}), certified band")
+        if scaled:
+            _ratio_band(ax, scaled, cap, "C7", "exact worst case on a scaled instance (full "
+                                               "size out of reach there), certified band")
         ax.set_xticks(xs_pts, [p.eps_text for p in pts])
-    fs = report.full_size
-    if fs is not None and fs.quantity == "ratio" and fs.bracket is not None and \
-            fs.bracket.lower is not None and fs.bracket.lower > 0 and fs.bracket.upper is not None:
-        mid = (math.log(fs.bracket.lower) + math.log(fs.bracket.upper)) / 2
-        ax.plot([float(spec.base.epsilon)], [mid], "*", color="black", ms=11, mfc="none",
-                zorder=1, label=f"exact at full size (N = {spec.size})")  # hollow: the
-        # scaled instance's point at the same ε stays visible under it
     ax.axhline(float(spec.target.epsilon), color="red", lw=0.8,
-               label=f"target ε' = {exact_text(spec.target.epsilon)}")
+               label=f"target ε' = {decimal_text(spec.target.epsilon)}")
     ax.set_xlabel("ε of the base mechanism")
     ax.set_ylabel("ε' of the sampled mechanism")
     ax.set_title(spec.name, fontsize=10)
@@ -132,8 +146,12 @@ def delta_plot(report: Report) -> str | None:
 
 def delta_figure(report: Report) -> Any:
     """δ'(ε') of the exact worst case at the base (ε, δ) as its certified band, on a log δ
-    axis, and the theorems' (ε', δ') points where stated."""
-    if not report.hockey:
+    axis — at full size where it is solved, on the scaled instance where it is out of reach
+    (each band says which) — and the theorems' (ε', δ') points where stated."""
+    full = sorted((p for p in report.full_size_points() if p.quantity == "delta" and p.solved),
+                  key=lambda p: p.label)
+    scaled = sorted(report.scaled_hockey(), key=lambda h: h.label)
+    if not full and not scaled:
         return None
     import matplotlib
 
@@ -141,17 +159,23 @@ def delta_figure(report: Report) -> Any:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4))
-    pts = sorted(report.hockey, key=lambda h: h.label)
-    positive = [float(h.lower) for h in pts if h.lower > 0] + \
-        [float(h.upper) for h in pts if h.upper]
+    both: list[Any] = [*full, *scaled]
+    positive = [float(h.lower) for h in both if h.lower] + \
+        [float(h.upper) for h in both if h.upper]
     floor = min(positive, default=1e-12) / 10  # a zero lower end is drawn at the floor
-    xs = [h.label for h in pts]
-    lo = [max(float(h.lower), floor) for h in pts]
-    hi = [float(h.upper) if h.upper is not None else 1.0 for h in pts]
-    ax.fill_between(xs, lo, [max(h, floor) for h in hi], color="C0", alpha=0.3, lw=0,
-                    label="exact worst case δ'(ε'), certified band (scaled instance)")
-    ax.plot(xs, lo, "o", color="C0", ms=3)
-    ax.plot(xs, [max(h, floor) for h in hi], "_", color="C0", ms=8)
+    for pts, colour, label in (
+            (full, "C0", f"exact worst case δ'(ε') at full size (N = {report.spec.size}), "
+                         "certified band"),
+            (scaled, "C7", "exact worst case δ'(ε') on a scaled instance (full size out of "
+                           "reach there), certified band")):
+        if not pts:
+            continue
+        xs = [h.label for h in pts]
+        lo = [max(float(h.lower or 0), floor) for h in pts]
+        hi = [max(float(h.upper), floor) if h.upper is not None else 1.0 for h in pts]
+        ax.fill_between(xs, lo, hi, color=colour, alpha=0.3, lw=0, label=label)
+        ax.plot(xs, lo, "o", color=colour, ms=3)
+        ax.plot(xs, hi, "_", color=colour, ms=8)
     eps = report.spec.base.epsilon
     for i, b in enumerate(x for x in report.bounds if x.applies and x.delta_prime is not None):
         br = b.eps_prime(eps)
@@ -166,7 +190,7 @@ def delta_figure(report: Report) -> Any:
     ax.set_yscale("log")
     ax.set_xlabel("ε'")
     ax.set_ylabel("δ'(ε') (log scale)")
-    ax.set_title(f"privacy profile at base ε = {exact_text(eps)}", fontsize=10)
+    ax.set_title(f"privacy profile at base ε = {decimal_text(eps)}", fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
@@ -203,7 +227,7 @@ def mechanism_table(report: Report) -> str:
     w, sc = m.witness, m.scenario
     names = [rt.value + (f" ({rt.stratum})" if rt.stratum else "")
              + (f" ({rt.cluster})" if rt.cluster else "") for rt in sc.pair.universe]
-    rows = [[*(str(c) for c in x), exact_text(v) if v.denominator < 10**6 else f"{float(v):.6g}"]
+    rows = [[*(str(c) for c in x), decimal_text(v)]
             for x, v in zip(w.region.points, w.values) if v]
     shown = rows[:MECHANISM_ROWS]
     more = (f"<p>… and {len(rows) - len(shown)} more samples (the full table is in "
@@ -211,7 +235,8 @@ def mechanism_table(report: Report) -> str:
             else "")
     sym = (" Samples are listed up to the symmetry of interchangeable record types "
            "(orbit representatives)." if w.region.classes else "")
-    return (f"<h3>Worst-case base mechanism (ε = {escape(m.eps_text)})</h3>"
+    return (f"<h3>Worst-case base mechanism on the scaled instance (ε = {escape(m.eps_text)})"
+            "</h3>"
             f"<p>A binary mechanism, exactly e^ε-DP on every {escape(sc.pair.relation.value)} "
             f"edge of the samples' region, attaining the certified lower bound: it accepts "
             f"with Pr = {escape(_interval(w.pr_p, w.pr_p))} on the samples of P and "
@@ -234,29 +259,32 @@ def _deployment_target(report: Report) -> float | None:
 
 
 def _full_size_table(report: Report) -> str:
-    """The exact worst case at the file's own N: the single release's main answer."""
-    fs, s = report.full_size, report.spec
-    assert fs is not None
-    b = fs.bracket
-    at = (f"ε = {exact_text(s.base.epsilon)}" if fs.quantity == "ratio" else
-          f"ε' = {exact_text(s.target.epsilon)}")
-    value = full_size_text(fs, s).partition(" at ")[0] if b is not None else "not solved"
-    how = (f"{b.points} orbit points, {fs.seconds:.1f} s; {fs.plan.note}" if b is not None
-           else fs.plan.reach or fs.plan.note)
-    rows = [[at, value, fs.verdict, b.worst if b is not None else "—", how]]
-    r = report.full_size_ratio
-    if r is not None and r.bracket is not None:
-        rows.insert(0, [f"ε = {exact_text(s.base.epsilon)}",
-                        full_size_text(r, s).partition(" at ")[0], "—", r.bracket.worst,
-                        f"{r.bracket.points} orbit points, {r.seconds:.1f} s"])
-    return (f"<h3>Exact worst case over all base mechanisms at full size (N = {s.size})</h3>"
-            + _table(["at", "certified", "single-release target", "worst pair", "how"], rows))
+    """The exact worst case at the file's own N: the single release's main table (the ε grid
+    and δ'(ε') where they were solved; out of reach, the reason)."""
+    caption = report.full_size_caption()
+    return (f"<h3>Exact worst case over all base mechanisms at full size "
+            f"(N = {report.spec.size})</h3>"
+            + _table(["at", "certified", "effect", "single-release target", "worst pair",
+                      "how"], report.full_size_rows())
+            + (f"<p>{escape(caption)}</p>" if caption else ""))
+
+
+def _scaled_section(report: Report) -> str:
+    """The scaled instance: a table only where full size is out of reach (with the reason),
+    else one line saying what it is kept for."""
+    rows = report.scaled_rows()
+    if not rows:
+        return f"<h3>Scaled instance</h3><p>{escape(report.scaled_line())}</p>"
+    return (f"<h3>On a scaled instance, where full size is out of reach</h3>"
+            f"<p>Full size is out of reach there: {escape(report.out_of_reach())}. The "
+            f"instance: {escape(report.instance.note)}</p>"
+            + _table(["at", "certified (scaled instance)", "effect", "worst pair"], rows))
 
 
 def render_html(report: Report) -> str:
     """The page answers the file's question first: with a deployment, its verdict is the
     first heading and the single release follows under its own heading (issue 27)."""
-    s, v = report.spec, report.verdicts
+    s = report.spec
     eps = s.base.epsilon
     dep = report.deployment
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>verifydp audit: "
@@ -270,7 +298,7 @@ def render_html(report: Report) -> str:
                   f"{escape(report.deployment_verdict())}</h2>",
                   html_section(dep, target),
                   f"<h2>Single release: {escape(report.single_release_question())}</h2>"]
-    parts += [f"<h3 class='{v.effect}'>{escape(report.single_release_headline())}</h3>",
+    parts += [f"<h3 class='{report.effect()}'>{escape(report.single_release_headline())}</h3>",
               f"<p>{escape(report.single_release_target())}.</p>"]
     if report.full_size is not None:
         parts.append(_full_size_table(report))
@@ -297,11 +325,7 @@ def render_html(report: Report) -> str:
     parts += ["<h3>Catalogued theorems</h3>",
               _table(["claim", "bound", "applies", "ε' at base ε", "failed hypothesis",
                       "why / why not"], rows)]
-    rows = [[p.eps_text, p.ratio_text(), p.effect, p.scenario.label] for p in report.points]
-    rows += [[f"δ' at ε' = {number_text(h.label)}", bracket_text(h.lower, h.upper), "",
-              h.scenario.label] for h in report.hockey]
-    parts += [f"<h3>The ε grid on a scaled instance</h3><p>{escape(report.instance.note)}"
-              "</p>", _table(["ε", "certified", "effect", "worst pair"], rows)]
+    parts.append(_scaled_section(report))
     pairs = [[sc.label, population_text(sc.pair.p), population_text(sc.pair.q),
               sc.design.describe() + (f" / P': {sc.design_prime.describe()}"
                                       if sc.design_prime else "")]

@@ -657,20 +657,27 @@ def _strata_orbits(spec: AuditSpec) -> list[fs.Orbit]:
     return out
 
 
-def full_size_answer(spec: AuditSpec, max_points: int = fs.MAX_ORBIT_POINTS
+def full_size_answer(spec: AuditSpec, max_points: int = fs.MAX_ORBIT_POINTS,
+                     plan: FullSize | None = None, quantity: str | None = None
                      ) -> FullSizeAnswer:
     """Certified worst case at the file's N against the target: the ratio (pure base and
-    target) or δ' at the target ε'. Soundness: brackets only (docs/foundations.md#fact-8)."""
+    target) or δ' at the target ε'. Soundness: brackets only (docs/foundations.md#fact-8).
+
+    `plan`: the orbits already built for this file (they do not depend on ε, ε' or δ);
+    `quantity`: "ratio" or "delta" instead of what the target asks (the ε grid solves the
+    ratio at each ε of a pure base, and δ' at other ε' by restating the target's ε')."""
     start = time.perf_counter()
-    plan = full_size_plan(spec)
+    plan = full_size_plan(spec) if plan is None else plan
     pure = spec.base.delta == 0 and spec.target.delta == 0
-    quantity = "ratio" if pure else "delta"
+    quantity = quantity or ("ratio" if pure else "delta")
+    if quantity == "ratio" and spec.base.delta > 0:
+        raise ValueError("the ratio e^{ε'} is solved for a pure ε base only")
     if not plan.orbits:
         return FullSizeAnswer(plan, quantity, None, "undetermined", time.perf_counter() - start)
     t_lo, t_hi = _outward(spec.base.epsilon)
     tt_lo, tt_hi = brackets_for_eps(spec.target.epsilon)
     try:
-        if pure:
+        if quantity == "ratio":
             b = fs.solve_ratio(plan.orbits, MechanismClass(spec.base.relation, t_lo, t_hi),
                                max_points)
             verdict = ("violated" if b.lower is None or b.lower > tt_hi else

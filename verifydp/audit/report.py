@@ -18,6 +18,7 @@ counted as "met".
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from verifydp.exact.interval import Bracket
 from verifydp.exact.numtext import bracket_text, decimal_string, number_text
-from verifydp.exact.special import log_bracket
+from verifydp.exact.special import brackets_for_eps, log_bracket
 from verifydp.worstcase import AcceptanceWitness
 
 if TYPE_CHECKING:
@@ -56,6 +57,14 @@ def exact_text(x: Fraction) -> str:
     if d == 1:  # a terminating decimal: print it exactly
         return format(Decimal(x.numerator) / Decimal(x.denominator), "f")
     return str(x)
+
+
+def decimal_text(x: Fraction) -> str:
+    """A rational for people: exactly when it is a short terminating decimal (0.25, 0.0073),
+    else as a decimal of 6 significant digits (24/241 → 0.0995851), never as a fraction; the
+    JSON keeps `exact_text` beside the floats."""
+    text = exact_text(x)
+    return text if "/" not in text and len(text) <= 12 else number_text(float(x))
 
 
 def _decimal(x: Fraction, up: bool) -> str:
@@ -157,6 +166,10 @@ class ExactPoint:
 
     @property
     def eps_text(self) -> str:
+        return decimal_text(self.eps) if self.eps is not None else f"{self.label:.4g}"
+
+    @property
+    def eps_json(self) -> str:
         return exact_text(self.eps) if self.eps is not None else f"{self.label:.4g}"
 
     @property
@@ -202,11 +215,12 @@ class ExactPoint:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "eps": self.eps_text, "e_eps": bracket_json(self.t_lo, self.t_hi),
+            "eps": self.eps_json, "e_eps": bracket_json(self.t_lo, self.t_hi),
             "ratio": bracket_json(self.lower, self.upper),
             "eps_prime": log_json(self.lower, self.upper),
             "effect": self.effect, "precise": self.precise,
-            "inconclusive": self.why_inconclusive() or None, "pair": self.scenario.label, "direction": self.direction,
+            "inconclusive": self.why_inconclusive() or None, "pair": self.scenario.label,
+            "direction": self.direction,
             "lp_points": self.lp_points,
         }
 
@@ -227,12 +241,183 @@ class HockeyPoint:
 
     @property
     def eps_text(self) -> str:
+        return decimal_text(self.eps) if self.eps is not None else f"{self.label:.4g}"
+
+    @property
+    def eps_json(self) -> str:
         return exact_text(self.eps) if self.eps is not None else f"{self.label:.4g}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"eps_prime": self.eps_text, "e_eps_prime": bracket_json(self.tp_lo, self.tp_hi),
+        return {"eps_prime": self.eps_json, "e_eps_prime": bracket_json(self.tp_lo, self.tp_hi),
                 "delta_prime": bracket_json(self.lower, self.upper),
                 "pair": self.scenario.label}
+
+
+def effect_delta(lower: Fraction | None, upper: Fraction | None, d: Fraction) -> str:
+    """(ε, δ) base: the effect from a certified bracket of δ'(ε) against the base's δ."""
+    lower = lower or Fraction(0)
+    if lower > d:
+        return "degrades"
+    if upper is not None and upper < d:
+        return "amplifies"
+    if upper is not None and lower >= d * (1 - NEITHER_TOL) and upper <= d * (1 + NEITHER_TOL):
+        return "neither"
+    return "undetermined"
+
+
+@dataclass(frozen=True)
+class FullSizePoint:
+    """One point of the single release solved exactly at the file's own N (issue 27): the
+    ratio e^{ε'} at a base ε (pure base), or δ'(ε') at `eps_prime` for the file's base.
+    `answer.bracket` None: out of reach there (`reason`). `target`: the file's own question
+    (the answer's verdict is then the single-release target's)."""
+
+    answer: FullSizeAnswer
+    eps: Fraction  # the base ε
+    eps_prime: Fraction | None = None  # δ' points: the ε'
+    target: bool = False
+    base_delta: Fraction = Fraction(0)  # the base's δ (the effect of a δ' point at ε' = ε)
+
+    @property
+    def quantity(self) -> str:
+        return self.answer.quantity
+
+    @property
+    def at(self) -> Fraction:
+        """ε of a ratio point, ε' of a δ' point."""
+        return self.eps if self.eps_prime is None else self.eps_prime
+
+    @property
+    def label(self) -> float:
+        return float(self.at)
+
+    @property
+    def eps_text(self) -> str:
+        return decimal_text(self.at)
+
+    @property
+    def row_label(self) -> str:
+        return f"ε = {self.eps_text}" if self.quantity == "ratio" else \
+            f"δ'(ε' = {self.eps_text})"
+
+    @property
+    def solved(self) -> bool:
+        return self.answer.bracket is not None
+
+    @property
+    def complete(self) -> bool:
+        return self.answer.bracket is not None and self.answer.bracket.complete
+
+    @property
+    def lower(self) -> Fraction | None:
+        """The certified lower end (ratio: None is +∞; δ': None is 0)."""
+        b = self.answer.bracket
+        return None if b is None else b.lower
+
+    @property
+    def upper(self) -> Fraction | None:
+        """The certified upper end; None: +∞ or, for a lower bound only, unknown."""
+        b = self.answer.bracket
+        return None if b is None else b.upper
+
+    @property
+    def reason(self) -> str:
+        """Why it is out of reach (the limit hit), or what the reduction is."""
+        plan = self.answer.plan
+        return plan.reach or plan.note or "no reduction for this design"
+
+    @property
+    def partial_reason(self) -> str:
+        """Why a solved point is a lower bound only ("" when it is complete): the reduction
+        covers some neighbours by a lower bound only, or the solver certified only a lower
+        end for some pair at this ε."""
+        if not self.solved or self.complete:
+            return ""
+        plan = self.answer.plan
+        if all(ob.exact for ob in plan.orbits):
+            return ("the ratio LP failed for some pair at this ε; its lower end is certified "
+                    "through the hockey-stick LP")
+        return plan.note
+
+    @property
+    def effect(self) -> str:
+        """Against the base (ratio: e^ε' against e^ε; δ' at ε' = ε: δ' against δ), from
+        certified brackets only; "" for δ' at other ε'."""
+        if not self.solved:
+            return "undetermined"
+        if self.quantity == "ratio":
+            return effect_of(self.lower, self.upper, *brackets_for_eps(self.eps))
+        if self.base_delta > 0 and self.eps_prime == self.eps:
+            return effect_delta(self.lower, self.upper, self.base_delta)
+        return ""
+
+    @property
+    def precise(self) -> bool:
+        """As `ExactPoint.precise`; a lower bound only is not (it says so separately)."""
+        if not self.complete or self.quantity != "ratio":
+            return False
+        if self.lower is None or self.upper is None:
+            return self.lower is None
+        lo = log_bracket(self.lower).lo if self.lower > 0 else None
+        hi = log_bracket(self.upper).hi
+        return lo is not None and hi - lo <= max(Fraction(1, 100), self.eps / 10)
+
+    def value_text(self) -> str:
+        """The certified value for people: "ε' = 0.0073 (certified ±5e-13)", "ε' ≥ 4",
+        "δ' ∈ [0, 7.1e-8]"; "not solved" when out of reach."""
+        b = self.answer.bracket
+        if b is None:
+            return "not solved"
+        if self.quantity == "ratio":
+            if b.complete or b.lower is None:
+                return eps_prime_text(b.lower, b.upper)
+            return f"ε' ≥ {number_text(math.log(b.lower)) if b.lower > 0 else 0}"
+        if b.upper is not None:
+            return in_text("δ'", b.lower or 0, b.upper)
+        return f"δ' ≥ {number_text(float(b.lower or 0))}"
+
+    def how(self) -> str:
+        b = self.answer.bracket
+        if b is None:
+            return f"out of reach: {self.reason}"
+        return f"{b.points} orbit points, {self.answer.seconds:.1f} s" + (
+            "" if b.complete else "; a lower bound only")
+
+    def row(self) -> list[str]:
+        """at, certified, effect, single-release target, worst pair, how."""
+        b = self.answer.bracket
+        return [self.row_label, self.value_text(), self.effect or "—",
+                self.answer.verdict if self.target else "—",
+                b.worst if b is not None else "—", self.how()]
+
+    def to_json(self) -> dict[str, Any]:
+        b = self.answer.bracket
+        out: dict[str, Any] = {
+            "quantity": self.quantity, "eps": exact_text(self.eps),
+            "solved": b is not None, "out_of_reach": None if b is not None else self.reason,
+            "complete": None if b is None else b.complete,
+            "lower_bound_only": None if b is None else not b.complete,
+            "scope": (None if b is None or b.complete else
+                      f"a lower bound only: {self.partial_reason}"),
+            "orbit_points": None if b is None else b.points,
+            "seconds": round(self.answer.seconds, 3),
+            "worst_pair": None if b is None else b.worst,
+            "effect": self.effect or None,
+            "verdict": self.answer.verdict if self.target else None,
+        }
+        if self.quantity == "ratio":
+            t_lo, t_hi = brackets_for_eps(self.eps)
+            out.update(e_eps=bracket_json(t_lo, t_hi),
+                       ratio=None if b is None else bracket_json(b.lower, b.upper),
+                       eps_prime=None if b is None else log_json(b.lower, b.upper))
+        else:
+            assert self.eps_prime is not None
+            tp_lo, tp_hi = brackets_for_eps(self.eps_prime)
+            out.update(eps_prime_at=exact_text(self.eps_prime),
+                       e_eps_prime=bracket_json(tp_lo, tp_hi),
+                       delta_prime=None if b is None else
+                       bracket_json(b.lower or Fraction(0), b.upper))
+        return out
 
 
 @dataclass(frozen=True)
@@ -337,11 +522,14 @@ def in_text(name: str, lo: Fraction | float | None, hi: Fraction | float | None)
 
 
 def full_size_json(fs: FullSizeAnswer, spec: AuditSpec,
-                   ratio: FullSizeAnswer | None = None) -> dict[str, Any]:
+                   ratio: FullSizeAnswer | None = None,
+                   grid: tuple[FullSizePoint, ...] | list[FullSizePoint] = ()) -> dict[str, Any]:
     """The exact worst case at the file's own N, structured (issue 27): the ratio e^{ε'} and
     ε' at the base ε (pure) or δ' at the target ε', in the one bracket shape; `complete`
     False when some neighbour only gives a lower bound; `out_of_reach` names the limit hit
-    when it was not solved."""
+    when it was not solved. `grid`: every point solved at full size (the ε grid's ratios and
+    the δ'(ε') points, the file's own question among them), each in the same shape
+    (`FullSizePoint.to_json`)."""
     b = fs.bracket
     out: dict[str, Any] = {
         "population": spec.size, "quantity": fs.quantity, "verdict": fs.verdict,
@@ -350,6 +538,7 @@ def full_size_json(fs: FullSizeAnswer, spec: AuditSpec,
         "seconds": round(fs.seconds, 3),
         "ratio": None, "eps_prime": None, "delta_prime": None, "complete": None,
         "worst_pair": None, "orbit_points": None,
+        "grid": [p.to_json() for p in grid],
     }
     if b is None:
         return out
@@ -376,11 +565,12 @@ def full_size_text(fs: FullSizeAnswer, spec: AuditSpec) -> str:
     if fs.quantity == "ratio":
         what = eps_prime_text(b.lower, b.upper) if b.complete or b.lower is None else \
             f"ε' ≥ {number_text(math.log(b.lower)) if b.lower > 0 else 0}"
-        at = f"at ε = {exact_text(spec.base.epsilon)}"
+        at = f"at ε = {decimal_text(spec.base.epsilon)}"
     else:
         what = (in_text("δ'", b.lower or 0, b.upper) if b.upper is not None else
                 f"δ' ≥ {number_text(float(b.lower or 0))}")
-        at = f"at ε' = {exact_text(spec.target.epsilon)} (base ε = {exact_text(spec.base.epsilon)})"
+        at = (f"at ε' = {decimal_text(spec.target.epsilon)} "
+              f"(base ε = {decimal_text(spec.base.epsilon)})")
     scope = "" if b.complete else f" (a lower bound only: {fs.plan.note})"
     return f"{what} {at}{scope}; single-release target {fs.verdict}; worst pair: {b.worst}"
 
@@ -393,7 +583,7 @@ def _frac(x: Fraction | None) -> str:
     return f"{float(x):.10g}"
 
 
-def _range(run: list[ExactPoint], first: bool, last: bool) -> str:
+def _range(run: list[ExactPoint | FullSizePoint], first: bool, last: bool) -> str:
     a, b = run[0].eps_text, run[-1].eps_text
     if len(run) == 1 and not (first and last):
         return f"at ε = {a}"
@@ -406,11 +596,12 @@ def _range(run: list[ExactPoint], first: bool, last: bool) -> str:
     return f"for {a} ≤ ε ≤ {b}"
 
 
-def grid_summary(points: list[ExactPoint]) -> str:
+def grid_summary(points: Sequence[ExactPoint | FullSizePoint]) -> str:
     """"amplifies for ε ≤ 2, degrades at ε = 4": the effect over the whole ε grid, runs of
-    the same effect merged (points sorted by ε)."""
+    the same effect merged (points sorted by ε); full-size points that are lower bounds only
+    say so."""
     pts = sorted(points, key=lambda p: (p.eps if p.eps is not None else Fraction(p.label)))
-    runs: list[list[ExactPoint]] = []
+    runs: list[list[ExactPoint | FullSizePoint]] = []
     for p in pts:
         if runs and runs[-1][-1].effect == p.effect:
             runs[-1].append(p)
@@ -418,19 +609,31 @@ def grid_summary(points: list[ExactPoint]) -> str:
             runs.append([p])
     text = ", ".join(f"{EFFECT_WORDS[r[0].effect]} {_range(r, i == 0, i == len(runs) - 1)}"
                      for i, r in enumerate(runs))
-    loose = [p.eps_text for p in pts if p.effect != "undetermined" and not p.precise]
+    partial = [p for p in pts if isinstance(p, FullSizePoint) and not p.complete]
+    loose = [p.eps_text for p in pts if p.effect != "undetermined" and not p.precise
+             and p not in partial]
     if loose:
         text += f" (the value of ε' is inconclusive at ε = {', '.join(loose)}: bracket too wide)"
+    if partial:
+        where = "" if len(partial) == len(pts) else \
+            f" at ε = {', '.join(p.eps_text for p in partial)}"
+        why = "; ".join(dict.fromkeys(p.partial_reason for p in partial))
+        text += f" (lower bounds only{where}: {why})"
     return text
 
 
 @dataclass(frozen=True)
 class Report:
+    """The audit's answer. The single release is answered at the file's own N first
+    (`full_size`, and the ε grid and δ'(ε') points in `full_size_grid`); the scaled instance
+    (`points`, `hockey`) holds the base ε's point — the replayable witness and the theorems'
+    cross-check at the instance's parameters — and the ε, ε' where full size is out of reach."""
+
     spec: AuditSpec
     instance: Instance
     bounds: list[Bound]
-    points: list[ExactPoint]  # points[0] is at the base ε (pure bases)
-    hockey: list[HockeyPoint]
+    points: list[ExactPoint]  # scaled instance; points[0] is at the base ε (pure bases)
+    hockey: list[HockeyPoint]  # scaled instance
     verdicts: Verdicts
     flags: list[Flag]
     suggestion: Suggestion | None
@@ -444,6 +647,8 @@ class Report:
     full_size: FullSizeAnswer | None = None
     # with an (ε', δ') target and a pure base: also e^{ε'} at the base ε, at the file's N
     full_size_ratio: FullSizeAnswer | None = None
+    # every point solved at the file's N: the ratio at each ε of the grid (pure base), δ'(ε')
+    full_size_grid: tuple[FullSizePoint, ...] = ()
 
     @property
     def main(self) -> ExactPoint | None:
@@ -453,6 +658,49 @@ class Report:
     def full_size_solved(self) -> bool:
         """Whether the full-size answer is a bracket (then it leads the single release)."""
         return self.full_size is not None and self.full_size.bracket is not None
+
+    def full_size_points(self) -> list[FullSizePoint]:
+        """The rows of the main table: ratios by ε, then δ'(ε') by ε' (the grid, or the file's
+        own question alone when no grid was solved)."""
+        pts = list(self.full_size_grid)
+        if not pts and self.full_size is not None:
+            s = self.spec
+            if self.full_size_ratio is not None:
+                pts.append(FullSizePoint(self.full_size_ratio, s.base.epsilon))
+            fs = self.full_size
+            pts.append(FullSizePoint(fs, s.base.epsilon,
+                                     None if fs.quantity == "ratio" else s.target.epsilon,
+                                     True, s.base.delta))
+        return sorted(pts, key=lambda p: (p.quantity != "ratio", p.at))
+
+    def _solved_at(self, quantity: str) -> set[Fraction]:
+        return {p.at for p in self.full_size_points() if p.quantity == quantity and p.solved}
+
+    def scaled_points(self) -> list[ExactPoint]:
+        """The scaled instance's ratio points at the ε where full size is out of reach (the
+        only ones the report shows as a grid), by ε."""
+        done = self._solved_at("ratio")
+        return sorted((p for p in self.points if p.eps not in done),
+                      key=lambda p: p.eps if p.eps is not None else Fraction(p.label))
+
+    def scaled_hockey(self) -> list[HockeyPoint]:
+        """The scaled instance's δ'(ε') points at the ε' where full size is out of reach."""
+        done = self._solved_at("delta")
+        return [h for h in self.hockey if h.eps not in done]
+
+    def out_of_reach(self) -> str:
+        """Why full size is out of reach at the scaled points (the distinct reasons)."""
+        unsolved = [p for p in self.full_size_points() if not p.solved]
+        reasons = list(dict.fromkeys(p.reason for p in unsolved))
+        return "; ".join(reasons) if reasons else "full size not attempted"
+
+    def effect(self) -> str:
+        """The effect at the base ε: at full size where it is solved, else on the instance."""
+        for p in self.full_size_points():
+            if p.solved and p.eps == self.spec.base.epsilon and p.effect and \
+                    (p.quantity == "ratio" or p.eps_prime == p.eps):
+                return p.effect
+        return self.verdicts.effect
 
     def headline(self) -> str:
         """The answer to the file's question: the deployment's verdict when the file has a
@@ -498,8 +746,9 @@ class Report:
             f"on the scaled instance: {v.target_instance}") if x)
 
     def single_release_headline(self) -> str:
-        """Full size first: the exact worst case at the file's N where it is solved, then the
-        ε grid, which is solved on a scaled instance."""
+        """Full size first: the exact worst case at the file's N where it is solved, and the ε
+        grid at full size; a scaled instance only where full size is out of reach, with the
+        reason."""
         s, v = self.spec, self.verdicts
         m = self.main
         parts = []
@@ -509,23 +758,56 @@ class Report:
                     if ratio is not None and ratio.bracket is not None else "")
             parts.append(f"at full size (N = {s.size}): {lead}"
                          f"{full_size_text(self.full_size, s).split('; worst pair')[0]}")  # type: ignore[arg-type]
-        if m is not None:
-            parts.append(f"over the ε grid on a scaled instance: {grid_summary(self.points)}")
-            if not self.full_size_solved:
-                parts.append(f"exact worst case on the scaled instance at ε = {m.eps_text}: "
-                             f"{m.ratio_text()} (full size not solved: "
-                             f"{full_size_text(self.full_size, s) if self.full_size else 'not attempted'})")
-        else:
-            parts.append(f"(ε, δ) base, effect at ε = {exact_text(s.base.epsilon)} on the "
-                         f"scaled instance: {EFFECT_WORDS[v.effect]}; see δ'(ε')")
+        full_grid = [p for p in self.full_size_points() if p.quantity == "ratio" and p.solved]
+        if len(full_grid) > 1:
+            parts.append(f"over the ε grid at full size: {grid_summary(full_grid)}")
+        elif full_grid:  # no grid (--no-grid): the effect at the base ε
+            parts.append(f"{EFFECT_WORDS[full_grid[0].effect]} at ε = {full_grid[0].eps_text}")
+        scaled = self.scaled_points()
+        if m is not None and not self.full_size_solved and m in scaled:
+            parts.append(f"exact worst case on the scaled instance at ε = {m.eps_text}: "
+                         f"{m.ratio_text()} (full size not solved: {self.out_of_reach()})")
+        if len(scaled) > 1 or (scaled and len(full_grid) > 0):
+            where = "over the ε grid" if not full_grid else \
+                "where full size is out of reach"
+            parts.append(f"{where} on a scaled instance: {grid_summary(scaled)}")
+        if m is None and s.base.delta > 0:
+            at_eps = next((p for p in self.full_size_points() if p.quantity == "delta"
+                           and p.eps_prime == s.base.epsilon and p.solved), None)
+            if at_eps is not None:
+                parts.append(f"(ε, δ) base, effect at ε' = ε = {decimal_text(s.base.epsilon)} "
+                             f"at full size: {EFFECT_WORDS[at_eps.effect]}; see δ'(ε')")
+            else:
+                parts.append(f"(ε, δ) base, effect at ε = {decimal_text(s.base.epsilon)} on "
+                             f"the scaled instance: {EFFECT_WORDS[v.effect]}; see δ'(ε')")
         head = f"{s.name}: " + "; ".join(parts)
         if self.contradictions:
             head += f"; {len(self.contradictions)} CONTRADICTION(S) with catalogued theorems"
         return head
 
+    def grid_summary(self) -> str | None:
+        """The effect over the ε grid: from the full-size points where they are solved, the
+        scaled instance's where full size is out of reach (each says which)."""
+        full = [p for p in self.full_size_points() if p.quantity == "ratio" and p.solved]
+        scaled = self.scaled_points()
+        parts = ([f"at full size: {grid_summary(full)}"] if full else []) + \
+            ([f"on a scaled instance (full size out of reach): {grid_summary(scaled)}"]
+             if scaled else [])
+        return "; ".join(parts) or None
+
+    def scaled_line(self) -> str:
+        """The scaled instance in one line, when full size answers every point: what it is
+        kept for, and its answer at the base ε (never a headline)."""
+        m, v = self.main, self.verdicts
+        at = (f"at ε = {m.eps_text}: {m.ratio_text()}; " if m is not None else "")
+        return (f"scaled instance ({self.instance.note}), kept for the replayable witness and "
+                f"to cross-check the theorems at its own parameters: {at}single-release "
+                f"target there {v.target_instance}")
+
     def undetermined(self) -> list[str]:
-        """Why each inconclusive grid point (undecided, or too wide to read) is inconclusive."""
-        return [w for w in (p.why_inconclusive() for p in self.points) if w]
+        """Why each inconclusive scaled grid point shown (undecided, or too wide to read) is
+        inconclusive; full-size points say so in their own rows."""
+        return [w for w in (p.why_inconclusive() for p in self.scaled_points()) if w]
 
     def to_json(self) -> dict[str, Any]:
         eps = self.spec.base.epsilon
@@ -537,9 +819,10 @@ class Report:
             "single_release": {"question": self.single_release_question(),
                                "headline": self.single_release_headline(),
                                "target": self.single_release_target()},
-            "full_size": (full_size_json(self.full_size, self.spec, self.full_size_ratio)
+            "full_size": (full_size_json(self.full_size, self.spec, self.full_size_ratio,
+                                         self.full_size_points())
                           if self.full_size is not None else None),
-            "grid_summary": grid_summary(self.points) if self.points else None,
+            "grid_summary": self.grid_summary(),
             "inconclusive": self.undetermined(),
             "theorems": [bound_json(b, eps) for b in self.bounds],
             "contradictions": [c.to_json() for c in self.contradictions],
@@ -552,7 +835,8 @@ class Report:
                            else None, "shape": {k: str(v) for k, v in sc.shape.items()}}
                           for sc in self.instance.scenarios],
             },
-            "exact": {
+            "exact": {  # the scaled instance (full size is `full_size`)
+                "scope": "scaled instance",
                 "at_base_eps": main.to_json() if main else None,
                 "worst_case_mechanism": (main.witness.to_json() if main and main.witness
                                          and main.lower is not None else None),
@@ -565,6 +849,38 @@ class Report:
             "notes": list(self.notes),
             "deployment": self.deployment.to_json() if self.deployment else None,
         }
+
+    def full_size_rows(self) -> list[list[str]]:
+        """The main table's rows (text and HTML): at, certified, effect, single-release
+        target, worst pair, how. Out of reach everywhere: one row saying why."""
+        pts = self.full_size_points()
+        if pts and not any(p.solved for p in pts):
+            fs = self.full_size
+            assert fs is not None
+            at = next((p for p in pts if p.target), pts[0])
+            return [[at.row_label, "not solved", "—", fs.verdict, "—",
+                     f"out of reach at every ε: {self.out_of_reach()}"]]
+        return [p.row() for p in pts]
+
+    def full_size_caption(self) -> str:
+        """What the full-size rows are over (the reduction), and why a lower bound is one."""
+        pts = [p for p in self.full_size_points() if p.solved]
+        notes = list(dict.fromkeys(p.answer.plan.note for p in pts if p.answer.plan.note))
+        partial = list(dict.fromkeys(p.partial_reason for p in pts if p.partial_reason))
+        why = [x for x in partial if x not in notes]
+        return "; ".join(notes) + ("; rows marked 'a lower bound only' certify the lower end "
+                                   "alone" + (": " + "; ".join(why) if why else "")
+                                   if partial else "")
+
+    def scaled_rows(self) -> list[list[str]]:
+        """The scaled instance's rows where full size is out of reach: at, ε' or δ', effect,
+        worst pair."""
+        rows = [[f"ε = {p.eps_text}",
+                 p.ratio_text().removeprefix("ε' = ").removeprefix("ε' ∈ "), p.effect,
+                 p.scenario.label] for p in self.scaled_points()]
+        rows += [[f"δ'(ε' = {h.eps_text})", bracket_text(h.lower, h.upper), "",
+                  h.scenario.label] for h in self.scaled_hockey()]
+        return rows
 
     def render(self, console: Any = None) -> None:
         """The terminal report (rich): the file's question first — the deployment's verdict
@@ -589,9 +905,9 @@ class Report:
     def _render_single_release(self, con: Any) -> None:
         from rich.table import Table
 
-        s, v = self.spec, self.verdicts
+        s = self.spec
         colour = {"degrades": "red", "amplifies": "green", "neither": "yellow"}
-        con.print(f"[{colour.get(v.effect, 'white')}]{self.single_release_headline()}[/]",
+        con.print(f"[{colour.get(self.effect(), 'white')}]{self.single_release_headline()}[/]",
                   highlight=False)
         con.print(self.single_release_target(), markup=False, highlight=False)
         for c in self.contradictions:
@@ -599,22 +915,12 @@ class Report:
         if self.full_size is not None:
             f = Table(title=f"exact worst case over all base mechanisms at full size "
                             f"(N = {s.size})")
-            for col in ("at", "certified", "single-release target", "worst pair", "how"):
+            for col in ("at", "certified", "effect", "single-release target", "worst pair",
+                        "how"):
                 f.add_column(col, overflow="fold")
-            fs = self.full_size
-            text = full_size_text(fs, s)
-            value, _, rest = text.partition(" at ")
-            r = self.full_size_ratio
-            if r is not None and r.bracket is not None:
-                f.add_row(f"ε = {exact_text(s.base.epsilon)}",
-                          full_size_text(r, s).partition(" at ")[0], "—", r.bracket.worst,
-                          f"{r.bracket.points} orbit points, {r.seconds:.1f} s")
-            f.add_row(f"ε = {exact_text(s.base.epsilon)}" if fs.quantity == "ratio" else
-                      f"ε' = {exact_text(s.target.epsilon)}",
-                      value if fs.bracket is not None else "not solved",
-                      fs.verdict, fs.bracket.worst if fs.bracket else "—",
-                      (f"{fs.bracket.points} orbit points, {fs.seconds:.1f} s; "
-                       f"{fs.plan.note}" if fs.bracket else fs.plan.reach or fs.plan.note))
+            for row in self.full_size_rows():
+                f.add_row(*row)
+            f.caption = self.full_size_caption() or None
             con.print(f)
         t = Table(title="catalogued theorems", show_lines=False)
         for col in ("claim", "bound", "applies", "ε' at base ε", "why / why not"):
@@ -629,17 +935,17 @@ class Report:
             why = b.reason + (f" [{b.note}]" if b.note else "")
             t.add_row(b.claim, b.direction, "yes" if b.applies else "[dim]no[/]", val, why)
         con.print(t)
-        e = Table(title=f"the ε grid on a scaled instance ({self.instance.note})")
-        for col in ("ε", "ε' (certified)", "effect", "worst pair"):
-            e.add_column(col, overflow="fold")
-        for p in self.points:
-            e.add_row(p.eps_text, p.ratio_text().removeprefix("ε' = ").removeprefix("ε' ∈ "),
-                      p.effect,
-                      p.scenario.label)
-        for h in self.hockey:
-            e.add_row(f"δ' at ε' = {number_text(h.label)}", bracket_text(h.lower, h.upper),
-                      "", h.scenario.label)
-        con.print(e)
+        scaled, scaled_h = self.scaled_points(), self.scaled_hockey()
+        if scaled or scaled_h:
+            e = Table(title=f"on a scaled instance, where full size is out of reach "
+                            f"({self.out_of_reach()}); the instance: {self.instance.note}")
+            for col in ("at", "ε' (certified, scaled instance)", "effect", "worst pair"):
+                e.add_column(col, overflow="fold")
+            for row in self.scaled_rows():
+                e.add_row(*row)
+            con.print(e)
+        else:
+            con.print(self.scaled_line(), markup=False, highlight=False)
         for why in self.undetermined():
             con.print(f"[yellow]inconclusive[/]: {why}")
         for f in self.flags:
