@@ -445,12 +445,15 @@ def _neyman_delta(inst: Instance) -> int | None:
 
 
 def planned_steps(spec: AuditSpec, grid: bool = True) -> int:
-    """How many times `audit` calls `progress` at most (for a progress bar's total)."""
+    """How many times `audit` calls `progress` at most (for a progress bar's total): the grid
+    at full size, and on the scaled instance the base ε plus, at most, every point full size
+    leaves out of reach."""
     pure = spec.base.delta == 0
-    steps = 2 + (1 + (len(_grid(spec)) if grid else 0) if pure else 1)
+    n_grid = len(_grid(spec)) if grid else 0
+    steps = 3 + (1 + 2 * n_grid if pure else 1)  # instance, theorems, full size; the grid
     if spec.base.delta > 0 or spec.target.delta > 0 or grid:
-        steps += 1 + (3 if grid else 0)
-    return steps + 3  # the full size, a nearby design, a witness
+        steps += 1 + (6 if grid else 0)  # δ' at the target; three ε' at full size and scaled
+    return steps + 2  # a nearby design, a witness
 
 
 def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | None = None,

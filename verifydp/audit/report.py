@@ -799,7 +799,11 @@ class Report:
         """The scaled instance in one line, when full size answers every point: what it is
         kept for, and its answer at the base ε (never a headline)."""
         m, v = self.main, self.verdicts
-        at = (f"at ε = {m.eps_text}: {m.ratio_text()}; " if m is not None else "")
+        target = next((h for h in self.hockey if h.eps == self.spec.target.epsilon), None)
+        delta = "δ'"
+        at = (f"at ε = {m.eps_text}: {m.ratio_text()}; " if m is not None else
+              f"at ε' = {target.eps_text}: {in_text(delta, target.lower, target.upper)}; "
+              if target is not None else "")
         return (f"scaled instance ({self.instance.note}), kept for the replayable witness and "
                 f"to cross-check the theorems at its own parameters: {at}single-release "
                 f"target there {v.target_instance}")
