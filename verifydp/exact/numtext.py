@@ -129,7 +129,8 @@ def fraction_text(x: Fraction | int, digits: int = 6) -> str:
 # "12/12 cells", "0/72 printed grid points", "fails at 41/54": counts, written "12 of 12"
 _COUNT_AFTER = re.compile(r"\s+[a-z]")
 _COUNT_BEFORE = re.compile(r"(?:holds|fails|held|failed) at $")
-_RATIO = re.compile(r"(?<![\w.^/])(-?)(\d+)/(\d+)(?![\w.^/(])")
+_RATIO = re.compile(r"(?<![\w.^/])(-?)(\d+)/(\d+)(?![\w^/(]|\.\w)")
+_T_EPS = re.compile(r"\bepsilon = ([tε])=")  # a parameter list's ε given by t = e^ε
 _FRACTION_REPR = re.compile(r"Fraction\((-?\d+), (\d+)\)")
 # Decimal's and printf's scientific notation (1.288197e-1, 7.26582e-08, 4.4E-7)
 _SCI = re.compile(r"(?<![\w./])(-?\d+(?:\.\d+)?)[eE]([-+]?\d+)(?![\w./])")
@@ -142,7 +143,7 @@ def readable(text: str) -> str:
     `{'n': 2, 'b': 1}` as `(n = 2, b = 1)`, and scientific notation in the plain range
     (1e-4 to 1e6) written plainly with the same digits (`1.288197e-1` → `0.1288197`).
     Formulas keep their symbols (`delta_1/4`, `(ub+1)/(|D|+1)`, `2e5/3e5` are left)."""
-    text = _dicts(text)
+    text = _T_EPS.sub(lambda m: "e^ε = " if m.group(1) == "t" else "ε = ", _dicts(text))
     text = _FRACTION_REPR.sub(
         lambda m: fraction_text(Fraction(int(m.group(1)), int(m.group(2)))), text)
     text = _RATIO.sub(_ratio, text)
@@ -153,9 +154,11 @@ def _ratio(m: re.Match[str]) -> str:
     sign, p, q = m.group(1), int(m.group(2)), int(m.group(3))
     before = m.string[max(0, m.start() - 12):m.start()]
     valued = before.rstrip()[-1:] in tuple("=≤≥<>∈{[(,±")  # `ε=1/20 delta'` is a value
-    if q == 0 or not valued and (_COUNT_AFTER.match(m.string, m.end())
-                                 or _COUNT_BEFORE.search(before)):
-        return f"{sign}{p} of {q}" if q and p <= q and not sign else m.group(0)
+    if q == 0:
+        return m.group(0)
+    if not valued and not sign and p <= q and (_COUNT_AFTER.match(m.string, m.end())
+                                               or _COUNT_BEFORE.search(before)):
+        return f"{p} of {q}"
     return fraction_text(Fraction(-p if sign else p, q))
 
 

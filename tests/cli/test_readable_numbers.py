@@ -1,0 +1,136 @@
+"""Readable numbers everywhere, one number format in JSON (issue 27).
+
+People read decimals — never an exact rational such as `8/1875`, a `Fraction(5, 4)`, a
+dict's repr `{'n': 2}` or `epsilon = t=2` — in the text of `check`, `hunt`, `replay` and
+`convert`; JSON keeps exact rationals as "p/q" and writes every other number in the one
+format of `verifydp.exact.numtext.decimal_string`. Each subcommand runs as the user runs it,
+through the installed console script.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verifydp.exact.numtext import ONE_FORMAT, fraction_text, json_number, readable
+
+ROOT = Path(__file__).resolve().parents[2]
+RATIONAL = re.compile(r"(?<![\w.])\d+/\d+(?![\w])")  # 8/1875, 9/5: not in human text
+REPRS = ("Fraction(", "{'", '{"', "t=", "ε=")
+NUMERIC = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+EXACT = re.compile(r"^-?\d+/\d+$")
+
+
+def _run(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("verifydp") or str(Path(sys.executable).parent / "verifydp")
+    return subprocess.run([exe, *argv], capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+def _human(text: str) -> None:
+    """No rational, repr or `t=` in text for people."""
+    assert not RATIONAL.findall(text), RATIONAL.findall(text)
+    for r in REPRS:
+        assert r not in text, f"{r!r} in {text}"
+
+
+def _numbers(obj: Any, path: str = "") -> list[tuple[str, str]]:
+    """Every string in a JSON document that is a number, with where it is."""
+    if isinstance(obj, dict):
+        return [x for k, v in obj.items() for x in _numbers(v, f"{path}.{k}")]
+    if isinstance(obj, list):
+        return [x for v in obj for x in _numbers(v, f"{path}[]")]
+    return [(path, obj)] if isinstance(obj, str) and NUMERIC.match(obj) else []
+
+
+# ------------------------------------------------------------------ the formatter itself
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("claimed e^ε' ≤ 9/5, actual sup ratio = 5/2", "claimed e^ε' ≤ 1.8, actual sup ratio = 2.5"),
+    ("q = m/N = 8/1875", "q = m/N = 0.00426667"),
+    ("first at {'n': 2, 'b': 1, 'm': 1}: η = 1/2", "first at (n = 2, b = 1, m = 1): η = 0.5"),
+    ("{'exp_ep': Fraction(5, 4)}", "(exp_ep = 1.25)"),
+    ("violated at n = 1, epsilon = t=11/10: x", "violated at n = 1, e^ε = 1.1: x"),
+    ("finding: 12/12 cells reproduced", "finding: 12 of 12 cells reproduced"),
+    ("search: fails at 41/54, e.g.", "search: fails at 41 of 54, e.g."),
+    ("MUST.WW ε=1/20 delta'", "MUST.WW ε=0.05 delta'"),
+    ("recomputed [1.288197e-1, 7.26582e-08]", "recomputed [0.1288197, 7.26582e-8]"),
+    ("δ'=delta_1/4, r = 2e5/3e5, (ub+1)/(|D|+1)", "δ'=delta_1/4, r = 2e5/3e5, (ub+1)/(|D|+1)"),
+    ("t ∈ {11/10, 2, 5}, {x}", "t ∈ {1.1, 2, 5}, {x}"),
+])
+def test_readable(text: str, want: str) -> None:
+    assert readable(text) == want
+
+
+def test_fraction_text_and_json_number() -> None:
+    assert [fraction_text(Fraction(a, b)) for a, b in ((1, 2), (1, 8), (37, 27), (7, 1))] \
+        == ["0.5", "0.125", "1.37037", "7"]
+    assert [json_number(x) for x in ("0.672640", "7.26582e-08", "4.4E-7", "0.10", "3/4")] \
+        == ["0.67264", "7.26582e-8", "4.4e-7", "0.1", "3/4"]
+
+
+# ------------------------------------------------------------------ each subcommand
+
+CHECKED = ["must/prop7", "ebadi/fraction:partition", "bun/thm5.3:event"]
+
+
+def test_check_text_has_decimals_only() -> None:
+    proc = _run("check", *CHECKED, "--no-witnesses", "--no-progress", "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "3 claims: 3 refuted" in proc.stdout
+    _human(proc.stdout)
+    flat = " ".join(proc.stdout.split())
+    assert "e^ε = 1.1" in flat and "p = 0.333333" in flat  # was epsilon = t=11/10, p = 1/3
+    assert "(n = 2, b = 1, m = 1)" in flat  # was {'n': 2, 'b': 1, 'm': 1}
+
+
+def test_check_json_numbers_are_the_one_format() -> None:
+    # kifer's checkers write 0.983200 and 7.26582e-08; thm6.3 a power 0.672640
+    proc = _run("check", "kifer/bayes:corrected", "kifer/thm6.3", "kifer/rdp-tail",
+                "must/prop7", "--json", "--no-witnesses", "--no-progress", "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    numbers = _numbers(json.loads(proc.stdout))
+    assert len(numbers) > 20
+    bad = [(p, s) for p, s in numbers if not (ONE_FORMAT.match(s) or EXACT.match(s))]
+    assert not bad, bad[:5]
+
+
+def test_hunt_text_and_json(tmp_path: Path) -> None:
+    args = ("hunt", "must/prop7", "--budget", "4", "--workers", "1", "--no-witnesses",
+            "--no-progress", "--state", str(tmp_path / "state.json"))
+    proc = _run(*args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout)["claims"][0]
+    assert isinstance(row["best_margin"], str) and ONE_FORMAT.match(row["best_margin"])
+    assert row["first_witness_s"] == round(row["first_witness_s"], 3)
+    proc = _run(*args)
+    assert proc.returncode == 0, proc.stderr
+    _human(proc.stdout)
+
+
+@pytest.mark.parametrize("name", ["bun_thm5.3_event", "must_prop7", "ebadi_thm4.6"])
+def test_replay_text_has_decimals_only(name: str) -> None:
+    proc = _run("replay", str(ROOT / "counterexamples" / f"{name}.json"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "CONFIRMED" in proc.stdout
+    _human(proc.stdout)
+    assert "≈" not in proc.stdout.replace("e^charge", "")  # "5 ≈ 5" is gone
+
+
+def test_convert_text_and_json() -> None:
+    argv = ("convert", "--from", "zcdp", "--to", "approx", "--rho", "2.63", "--delta", "1e-10")
+    proc = _run(*argv)
+    assert proc.returncode == 0, proc.stderr
+    _human(proc.stdout)
+    assert "α = 3.85" in proc.stdout  # was α = 77/20
+    data = json.loads(_run(*argv, "--json").stdout)
+    sharper = next(v for v in data["values"] if v["role"] == "sharper bound")
+    assert sharper["at"] == {"alpha": "77/20"}  # the exact value beside the decimal
+    assert all(ONE_FORMAT.match(v[k]) for v in data["values"] for k in ("lo", "hi"))
