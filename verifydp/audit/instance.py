@@ -45,6 +45,7 @@ from verifydp.designs.allocation import round_allocation
 from verifydp.designs.must import k_law_head
 from verifydp.designs.neyman import SearchResult, most_sensitive_neighbour
 from verifydp.exact.dist import FiniteDist
+from verifydp.exact.numtext import number_text
 from verifydp.exact.special import brackets_for_eps
 from verifydp.population import Population, PopulationPair, RecordType, Relation
 from verifydp.worstcase import MechanismClass, RegionTooLarge
@@ -250,7 +251,7 @@ def _neyman(spec: AuditSpec) -> Instance:
         sizes_q[g] = min(sizes_q[g], pair.q.stratum(g).size)
     change = ", ".join(f"{g}: {sizes_p[g]} → {sizes_q[g]}" for g in involved)
     scen = Scenario(
-        f"{nb.kind} a record ({nb.describe()}); scaled allocations {change}", pair,
+        f"{nb.describe()}; scaled allocations {change}", pair,
         StratifiedFixed(sizes_p), StratifiedFixed(sizes_q),
         shape={"strata": {g: common[_a(g)] for g in involved}, "m": sizes_p, "m'": sizes_q},
     )
@@ -483,7 +484,8 @@ def full_size_plan(spec: AuditSpec) -> FullSize:
                 return FullSize((), "", f"{label} under a replace base mechanism: the sample "
                                 f"size is visible (N + 1 = {n + 1} size layers); not reduced")
             q = pps_fixed_rate(p, spec.size_classes) if pps else p["q"]
-            note = (f"{label}: independent inclusions at fixed rates, the record's at most {q} "
+            note = (f"{label}: independent inclusions at fixed rates, the record's at most "
+                    f"{number_text(float(q))} "
                     f"(the largest dominates); N does not matter" if pps else
                     "Poisson: N does not matter (fact 8, independent part)")
             return FullSize(tuple(fs.poisson_add_remove(q, protect)), note)
@@ -602,7 +604,7 @@ def _neyman_plan(spec: AuditSpec) -> FullSize:
                 continue
             n_q = sizes[g] - (1 if x_in else 0) + (1 if y_in else 0)
             rows.append((g, sizes[g], alloc_p.get(g, 0), n_q, alloc_q.get(g, 0), x_in, y_in))
-        out.append(fs.allocation_change(rows, f"{nb.kind} a record ({nb.describe()})"))
+        out.append(fs.allocation_change(rows, nb.describe()))
     return FullSize(tuple(out), "the most sensitive neighbour only (a lower bound over all "
                     f"{res.candidates} neighbours screened)")
 
