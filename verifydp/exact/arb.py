@@ -16,7 +16,19 @@ import flint
 
 from verifydp.exact.interval import Bracket
 
-__all__ = ["ball", "bracket_ball", "kernel_cdf", "rational"]
+__all__ = ["ball", "bracket_ball", "fmpq_of", "fraction_of", "kernel_cdf", "rational"]
+
+
+def fmpq_of(x: Fraction | int | float) -> flint.fmpq:
+    """The same rational as python-flint's fmpq (C arithmetic, several times faster than
+    `Fraction` for the exact certificates of verifydp.worstcase.certify); floats exactly."""
+    x = Fraction(x)
+    return flint.fmpq(x.numerator, x.denominator)
+
+
+def fraction_of(x: flint.fmpq) -> Fraction:
+    """The same rational back as a `Fraction`."""
+    return Fraction(int(x.p), int(x.q))
 
 
 def ball(x: Fraction | int) -> flint.arb:

@@ -11,7 +11,10 @@ bounds their number (with multiplicity) by the sign variations of its coefficien
 coefficient counts only when its sign is certified for every polynomial in the interval
 family, so a count of 0 or 1 holds for the true polynomial; a count of 1 is a simple root,
 hence a sign change.  Intervals with a larger count are split at a point where the sign of h
-is certified.  Each isolated root is then narrowed by bisection on certified signs.
+is certified.  Each isolated root is then narrowed: Newton steps on the intervals' midpoints
+*propose* a point r (a search, not a decision), and the root is certified in
+[r − d, r + d] only when h has certified opposite signs at both ends; otherwise, bisection on
+certified signs.
 
 Nothing here decides with floats: the only arithmetic is the evaluator's outward-rounded
 interval arithmetic on exact rational points.  When a sign cannot be certified at the
@@ -26,7 +29,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any
 
-from verifydp.exact.interval import Evaluator
+from verifydp.exact.interval import Evaluator, mpf_to_fraction
 
 __all__ = [
     "PositiveRoots",
@@ -45,6 +48,7 @@ Coefficients = Sequence[Any | None]
 MAX_DEPTH = 80
 REFINE_STEPS = 200
 REL_WIDTH_BITS = 110
+NEWTON_STEPS = 12
 
 
 class Uncertified(ArithmeticError):
@@ -190,11 +194,54 @@ def isolate_positive_roots(ev: Evaluator, coef: Coefficients,
     return sorted(out, key=lambda r: r[0])
 
 
+def _newton_point(ev: Evaluator, coef: Coefficients, lo: Fraction, hi: Fraction
+                  ) -> Fraction | None:
+    """A proposed root of h in (lo, hi) by Newton's method on midpoints (None if it leaves
+    the interval or does not settle); only a search: `refine_root` certifies the result."""
+    dcoef = [None if v is None else v * ev.from_fraction(Fraction(k))
+             for k, v in enumerate(coef)][1:]
+    m = (lo + hi) / 2
+    for _ in range(NEWTON_STEPS):
+        hv = _horner(ev, coef, ev.from_fraction(m))
+        dv = _horner(ev, dcoef, ev.from_fraction(m))
+        if _sign(ev, dv) in (None, 0):
+            return None
+        step = mpf_to_fraction((hv / dv).mid._mpi_[0])
+        nxt = _dyadic(m - step, REL_WIDTH_BITS + 16)
+        if not lo < nxt < hi:
+            return None
+        if abs(nxt - m) <= nxt / 2 ** (REL_WIDTH_BITS + 8):
+            return nxt
+        m = nxt
+    return None
+
+
+def _dyadic(x: Fraction, bits: int) -> Fraction:
+    """x rounded to `bits` significant bits (x > 0): short exact points to evaluate at."""
+    shift = bits - x.numerator.bit_length() + x.denominator.bit_length()
+    return Fraction(round(x * 2**shift)) / 2**shift if shift > 0 else Fraction(round(x))
+
+
+def _certified_near(ev: Evaluator, coef: Coefficients, r: Fraction, lo: Fraction,
+                    hi: Fraction, s_left: int) -> RootBracket | None:
+    """[r − d, r + d] with d = r·2^-k, the narrowest (k from REL_WIDTH_BITS down) whose ends
+    have certified opposite signs inside (lo, hi): then the simple root is inside."""
+    for bits in range(REL_WIDTH_BITS, REL_WIDTH_BITS - 40, -10):
+        d = Fraction(1, 2 ** (bits - r.numerator.bit_length() + r.denominator.bit_length()))
+        a, b = r - d, r + d
+        if not lo <= a < b <= hi:
+            return None
+        if sign_at(ev, coef, a) == s_left and sign_at(ev, coef, b) == -s_left:
+            return RootBracket(a, b)
+    return None
+
+
 def refine_root(ev: Evaluator, coef: Coefficients, a: Fraction, b: Fraction | None,
                 s_left: int, steps: int = REFINE_STEPS) -> RootBracket:
     """Narrow the unique simple root of h in (a, b) (from `isolate_positive_roots`), where h
     has sign `s_left` just right of a.  Ends move only on certified signs, so the root stays
-    inside; bisection stops at relative width 2^-110 or where signs become undecided."""
+    inside; a Newton proposal is kept only when the signs at its two ends certify it, and
+    otherwise bisection stops at relative width 2^-110 or where signs become undecided."""
     lo, hi = a, b
     if hi is None:
         hi = max(2 * a, Fraction(1))
@@ -207,6 +254,10 @@ def refine_root(ev: Evaluator, coef: Coefficients, a: Fraction, b: Fraction | No
             hi *= 2
         else:
             raise Uncertified("no certified point beyond the last root")
+    r = _newton_point(ev, coef, lo, hi)
+    found = _certified_near(ev, coef, r, lo, hi, s_left) if r is not None else None
+    if found is not None:
+        return found
     for _ in range(steps):
         if lo > 0:  # off-centre tries: a rational root at the midpoint leaves it undecided
             tries = [(lo + hi) / 2, lo + (hi - lo) * 3 / 7, lo + (hi - lo) * 4 / 7]
