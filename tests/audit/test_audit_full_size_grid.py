@@ -141,6 +141,9 @@ def test_human_text_writes_decimals_not_rationals() -> None:
     """Neyman's suggestion printed `r = m/N = 24/241`; δ' rows printed `ε' = 5/744`."""
     rep = audit(EXAMPLES / "business_survey_neyman.toml", grid=False)
     assert rep.suggestion is not None and "r = m/N = 0.0995851" in rep.suggestion.why
+    # the nearby design is answered at full size too, and says so
+    assert rep.suggestion.at_full_size and "at full size (N = 1205)" in rep.suggestion.text()
+    assert rep.to_json()["suggestion"]["full_size"]["complete"]
     text = _text(audit(EXAMPLES / "dpsgd_poisson.toml"))
     rows = [x for x in text.splitlines() if "δ'(ε' = " in x]
     assert rows and not any("/" in x.split("δ'(ε' = ")[1].split(")")[0] for x in rows)

@@ -414,8 +414,11 @@ def _alternative(spec: AuditSpec) -> tuple[str, AuditSpec] | None:
     return why, dataclasses.replace(spec, kind=new[0], params=new[1], design=design)
 
 
-def _suggest(spec: AuditSpec, main: ExactPoint | None, progress: Progress
-             ) -> Suggestion | None:
+def _suggest(spec: AuditSpec, main: ExactPoint | None, progress: Progress,
+             here: FullSizePoint | None = None) -> Suggestion | None:
+    """A nearby design when it is much better (its ε' below 0.9 × the file's at the base ε):
+    compared at full size when both are certified there (`here`: the file's own point), else
+    on the scaled instances."""
     alt = _alternative(spec)
     if alt is None or main is None:
         return None
@@ -428,12 +431,21 @@ def _suggest(spec: AuditSpec, main: ExactPoint | None, progress: Progress
         pt = _solve_ratio(inst.scenarios, laws, other, t_lo, t_hi, float(spec.base.epsilon))
     except (RegionTooLarge, LPFailure, DesignError):
         return None
+    try:
+        there: FullSizePoint | None = FullSizePoint(
+            full_size_answer(other, quantity="ratio"), spec.base.epsilon)
+    except DesignError:
+        there = None
     bounds = catalogue_bounds(other, _neyman_delta(inst))
     up = best_upper(bounds, spec.base.epsilon)
     cur = main.eps_prime_lower()
     alt_eps = pt.eps_prime_upper()
+    if here is not None and here.solved and there is not None and there.complete and \
+            there.upper is not None:  # like with like: both at full size
+        cur = None if here.lower is None else math.log(here.lower)
+        alt_eps = math.log(there.upper)
     if cur is None or (alt_eps is not None and alt_eps < 0.9 * cur):
-        return Suggestion(why, other.kind, other.params, pt, up, inst.note)
+        return Suggestion(why, other.kind, other.params, pt, up, inst.note, there, spec.size)
     return None
 
 
@@ -579,7 +591,7 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
     contra = contradictions(spec, points, hockey_pts, _neyman_delta(inst), full_grid)
     verdicts = _verdicts(spec, main, target_hockey, base_hockey, bounds, contra, full_size)
     flags = red_flags(spec, _copies(spec))
-    suggestion = _suggest(spec, main, step)
+    suggestion = _suggest(spec, main, step, full_grid[0] if spec.base.delta == 0 else None)
     witness = _witness(spec, main, target_hockey, verdicts)
     path = None
     if witness is not None and witness_dir is not None:

@@ -336,10 +336,7 @@ def render_html(report: Report) -> str:
         parts.append(f"<div class='flag'><b>Red flag: {escape(f.title)}</b> — {escape(f.why)}</div>")
     if report.suggestion:
         sg = report.suggestion
-        extra = (f"; {sg.bound[0].claim} gives ε' ≤ {float(sg.bound[1].hi):.4g}" if sg.bound
-                 else "")
-        parts.append(f"<h3>Suggestion</h3><p>{escape(sg.why)}: {escape(sg.exact.ratio_text())}"
-                     f"{escape(extra)} ({escape(sg.note)})</p>")
+        parts.append(f"<h3>Suggestion</h3><p>{escape(sg.text())}</p>")
     if report.witness_path:
         parts.append(f"<p>Witness of the single-release target's violation: <code>{escape(report.witness_path)}"
                      "</code> (re-verify with <code>verifydp replay</code>).</p>")

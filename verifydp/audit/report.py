@@ -456,17 +456,36 @@ class Contradiction:
 
 @dataclass(frozen=True)
 class Suggestion:
+    """A nearby design: its exact worst case at the base ε at full size when it is solved
+    there (`full`), else on its scaled instance (`exact`, `note`), which the text then says."""
+
     why: str
     kind: str
     params: Any
     exact: ExactPoint
     bound: tuple[Bound, Bracket] | None
     note: str
+    full: FullSizePoint | None = None
+    size: int = 0  # the file's N
+
+    @property
+    def at_full_size(self) -> bool:
+        return self.full is not None and self.full.solved and self.full.complete
+
+    def text(self) -> str:
+        """"why: ε' = 0.0073 at full size (N = 60000)", or on the scaled instance, saying so."""
+        value = (f"{self.full.value_text()} at full size (N = {self.size})"  # type: ignore[union-attr]
+                 if self.at_full_size else
+                 f"{self.exact.ratio_text()} on its scaled instance ({self.note})")
+        bound = (f"; {self.bound[0].claim} gives ε' ≤ {number_text(float(self.bound[1].hi), 4)}"
+                 if self.bound else "")
+        return f"{self.why}: {value}{bound}"
 
     def to_json(self) -> dict[str, Any]:
         return {
             "why": self.why, "design": {"kind": self.kind,
                                         **{k: str(v) for k, v in dict(self.params).items()}},
+            "full_size": self.full.to_json() if self.full is not None else None,
             "exact": self.exact.to_json(), "instance": self.note,
             "bound": None if self.bound is None else {
                 "claim": self.bound[0].claim,
@@ -596,10 +615,10 @@ def _range(run: list[ExactPoint | FullSizePoint], first: bool, last: bool) -> st
     return f"for {a} ≤ ε ≤ {b}"
 
 
-def grid_summary(points: Sequence[ExactPoint | FullSizePoint]) -> str:
+def grid_summary(points: Sequence[ExactPoint | FullSizePoint], said: str = "") -> str:
     """"amplifies for ε ≤ 2, degrades at ε = 4": the effect over the whole ε grid, runs of
     the same effect merged (points sorted by ε); full-size points that are lower bounds only
-    say so."""
+    say so, and why unless the reason is `said` already."""
     pts = sorted(points, key=lambda p: (p.eps if p.eps is not None else Fraction(p.label)))
     runs: list[list[ExactPoint | FullSizePoint]] = []
     for p in pts:
@@ -617,8 +636,9 @@ def grid_summary(points: Sequence[ExactPoint | FullSizePoint]) -> str:
     if partial:
         where = "" if len(partial) == len(pts) else \
             f" at ε = {', '.join(p.eps_text for p in partial)}"
-        why = "; ".join(dict.fromkeys(p.partial_reason for p in partial))
-        text += f" (lower bounds only{where}: {why})"
+        why = "; ".join(x for x in dict.fromkeys(p.partial_reason for p in partial)
+                        if x != said)
+        text += f" (lower bounds only{where}{': ' + why if why else ''})"
     return text
 
 
@@ -760,7 +780,8 @@ class Report:
                          f"{full_size_text(self.full_size, s).split('; worst pair')[0]}")  # type: ignore[arg-type]
         full_grid = [p for p in self.full_size_points() if p.quantity == "ratio" and p.solved]
         if len(full_grid) > 1:
-            parts.append(f"over the ε grid at full size: {grid_summary(full_grid)}")
+            said = self.full_size.plan.note if self.full_size_solved else ""  # type: ignore[union-attr]
+            parts.append(f"over the ε grid at full size: {grid_summary(full_grid, said)}")
         elif full_grid:  # no grid (--no-grid): the effect at the base ε
             parts.append(f"{EFFECT_WORDS[full_grid[0].effect]} at ε = {full_grid[0].eps_text}")
         scaled = self.scaled_points()
@@ -956,9 +977,7 @@ class Report:
             con.print(f"[red]red flag[/] [bold]{f.title}[/]: {f.why}")
         if self.suggestion:
             sg = self.suggestion
-            con.print(f"[green]suggestion[/]: {sg.why}: {sg.exact.ratio_text()}"
-                      + (f"; {sg.bound[0].claim} gives ε' ≤ {number_text(float(sg.bound[1].hi), 4)}"
-                         if sg.bound else ""))
+            con.print(f"[green]suggestion[/]: {sg.text()}", highlight=False)
         if self.witness_path:
             con.print(f"witness of the single-release target's violation: {self.witness_path} "
                       f"(verifydp replay {self.witness_path})")
