@@ -115,7 +115,8 @@ def test_hunt_text_and_json(tmp_path: Path) -> None:
     _human(proc.stdout)
 
 
-@pytest.mark.parametrize("name", ["bun_thm5.3_event", "must_prop7", "ebadi_thm4.6"])
+@pytest.mark.parametrize("name", ["bun_thm5.3_event", "must_prop7", "ebadi_thm4.6",
+                                  "must_sec3.3_pair", "must_thm5_ww"])  # each kind
 def test_replay_text_has_decimals_only(name: str) -> None:
     proc = _run("replay", str(ROOT / "counterexamples" / f"{name}.json"))
     assert proc.returncode == 0, proc.stdout + proc.stderr

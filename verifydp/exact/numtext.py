@@ -24,7 +24,8 @@ def decimal_string(x: Fraction, up: bool, digits: int) -> str:
     """`x` to `digits` significant digits, rounded up (`up`) or down so the string is still a
     bound, in the one JSON format (module docstring)."""
     ctx = Context(prec=digits, rounding=ROUND_CEILING if up else ROUND_FLOOR)
-    return _plain(ctx.divide(Decimal(x.numerator), Decimal(x.denominator)))
+    # int(): a Fraction built from gmpy2 integers holds mpz, which Decimal refuses
+    return _plain(ctx.divide(Decimal(int(x.numerator)), Decimal(int(x.denominator))))
 
 
 _DECIMAL = re.compile(r"^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
