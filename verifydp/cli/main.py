@@ -29,6 +29,7 @@ from verifydp import __version__, convert
 from verifydp.casebook import offer_witness, replay, write_index
 from verifydp.claims import Budget, catalogue, get_claim
 from verifydp.claims.base import Verdict
+from verifydp.claims.costs import expected_seconds
 from verifydp.claims.scopes import SCOPES
 from verifydp.cli import audit as audit_cli
 from verifydp.cli import regress as regress_cli
@@ -345,10 +346,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         with _remembered_interrupt() as stopped, _progress(args.no_progress) as progress, \
                 open_pool(args.executor, workers, args.scheduler) as pool:
             task = progress.add_task("checking", total=len(ids))
-            calls = [(cid, args.budget, witness_dir) for cid in ids]
+            # longest first (verifydp/claims/costs.py): the workers then finish together
+            order = sorted(ids, key=expected_seconds, reverse=True)
+            calls = [(cid, args.budget, witness_dir) for cid in order]
             for i, obj in pool.map_unordered(_check_one, calls):
-                results[ids[i]] = obj
-                progress.update(task, description=f"done {ids[i]}")
+                results[order[i]] = obj
+                progress.update(task, description=f"done {order[i]}")
                 progress.advance(task)
                 if stopped[0]:  # a Ctrl-C that Python dropped
                     raise KeyboardInterrupt
