@@ -1448,6 +1448,8 @@ def _power_fft(base: _Vec, k: int, side: str, target: float, h: float) -> _Vec |
     if n < 2 or not v.any():
         return None
     lam = _tilt_for(v, target / (k * h) - base.off)
+    if lam <= 0:  # ε below the bulk (a large δ): the untilted balls are sharp there; at
+        return None  # q = 1/10 the tilted window's ends sent δ's upper end to 1
     R = float(math.exp(lam))
     if not (math.isfinite(R) and R > 0):
         return None
