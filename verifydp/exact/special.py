@@ -58,6 +58,9 @@ _INV_SQRT_2PI = bracket(1 / sympy.sqrt(2 * sympy.pi), prec_bits=_PREC)
 # to which results are finally rounded outward (as before).
 _OUT_BITS = 2 * _PREC
 _W = _OUT_BITS + 64
+# erfc_mpf's grid: its precision plus 128 bits, so values down to Φ(−10) ≈ 2^-77 (below,
+# ncdf keeps relative accuracy) still carry `prec` significant bits
+ERFC_MARGIN_BITS = 128
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -65,16 +68,16 @@ def _cdiv(a: int, b: int) -> int:
     return -((-a) // b)
 
 
-def _fix_of_fraction(x: Fraction) -> tuple[int, int]:
-    return (x.numerator << _W) // x.denominator, _cdiv(x.numerator << _W, x.denominator)
+def _fix_of_fraction(x: Fraction, w: int = _W) -> tuple[int, int]:
+    return (x.numerator << w) // x.denominator, _cdiv(x.numerator << w, x.denominator)
 
 
-def _fix_of_mpf(v: tuple[int, int, int, int], up: bool) -> int:
-    """floor (up=False) or ceil (up=True) of v·2^_W for a finite raw mpf v (exact shifts)."""
+def _fix_of_mpf(v: tuple[int, int, int, int], up: bool, w: int = _W) -> int:
+    """floor (up=False) or ceil (up=True) of v·2^w for a finite raw mpf v (exact shifts)."""
     sign, man, exp, _ = v
     if sign:
         man = -man
-    s = exp + _W
+    s = exp + w
     if s >= 0:
         return man << s
     return -((-man) >> -s) if up else man >> -s
@@ -111,18 +114,20 @@ def exp(x: Fraction) -> Bracket:
     return Bracket(mpf_to_fraction(lo), mpf_to_fraction(hi))
 
 
-_INV_SQRT_2PI_FIX = (_fix_of_fraction(_INV_SQRT_2PI.lo)[0], _fix_of_fraction(_INV_SQRT_2PI.hi)[1])
-
-
-def _phi_fix(x: Fraction) -> tuple[int, int]:
-    """Fixed-point enclosure of the normal density φ(x) = e^{-x²/2}/√(2π)."""
+def _phi_fix(x: Fraction, w: int = _W) -> tuple[int, int]:
+    """Fixed-point enclosure (scale 2^-w) of the normal density φ(x) = e^{-x²/2}/√(2π)."""
     if x == 0:
-        el = eh = 1 << _W
+        el = eh = 1 << w
     else:
         lo, hi = exp_mpf(-x * x / 2)
-        el, eh = _fix_of_mpf(lo, False), _fix_of_mpf(hi, True)
-    cl, ch = _INV_SQRT_2PI_FIX
-    return (el * cl) >> _W, _cdiv(eh * ch, 1 << _W)
+        el, eh = _fix_of_mpf(lo, False, w), _fix_of_mpf(hi, True, w)
+    cl, ch = _inv_sqrt_2pi_fix(w)
+    return (el * cl) >> w, _cdiv(eh * ch, 1 << w)
+
+
+@functools.lru_cache(maxsize=8)
+def _inv_sqrt_2pi_fix(w: int) -> tuple[int, int]:
+    return _fix_of_fraction(_INV_SQRT_2PI.lo, w)[0], _fix_of_fraction(_INV_SQRT_2PI.hi, w)[1]
 
 
 def npdf(x: Fraction) -> Bracket:
@@ -131,19 +136,24 @@ def npdf(x: Fraction) -> Bracket:
     return Bracket(Fraction(lo, 1 << _W), Fraction(hi, 1 << _W))
 
 
-def _fix_to_bracket(lo: int, hi: int, clamp: tuple[int, int] | None = None) -> Bracket:
-    """Round a fixed-point enclosure outward to the grid 2^-_OUT_BITS (as `_round_out` did)."""
-    sh = _W - _OUT_BITS
-    lo = lo >> sh
-    hi = -((-hi) >> sh)
-    if clamp is not None:
-        lo, hi = max(lo, clamp[0]), min(hi, clamp[1])
-    return Bracket(Fraction(lo, 1 << _OUT_BITS), Fraction(hi, 1 << _OUT_BITS))
+def _fix_to_bracket(lo: int, hi: int, clamp: bool, bits: int = _OUT_BITS) -> Bracket:
+    """Round a fixed-point enclosure (scale 2^-(bits+64)) outward to the grid 2^-bits,
+    clipped to [0, 1] when `clamp`."""
+    lo = lo >> _GUARD
+    hi = -((-hi) >> _GUARD)
+    if clamp:
+        lo, hi = max(lo, 0), min(hi, 1 << bits)
+    return Bracket(Fraction(lo, 1 << bits), Fraction(hi, 1 << bits))
+
+
+_GUARD = _W - _OUT_BITS  # guard bits below the output grid
 
 
 @functools.lru_cache(maxsize=8192)
-def ncdf(x: Fraction) -> Bracket:
-    """Rigorous bracket of Φ(x) for rational x (lower end rounded down, upper end up).
+def ncdf(x: Fraction, bits: int = _OUT_BITS) -> Bracket:
+    """Rigorous bracket of Φ(x) for rational x (lower end rounded down, upper end up), on the
+    output grid 2^-bits (512 unless a caller needs fewer: `erfc_mpf` asks for its precision
+    plus margin, the same method on a coarser grid).
 
     |x| ≤ 10: Φ(x) = 1/2 + φ(x) Σ_{k≥0} x^{2k+1}/(2k+1)!!  (positive-ratio series; once the
     term ratio x²/(2k+3) ≤ 1/2 the remainder is at most twice the next term, the ratios
@@ -151,7 +161,7 @@ def ncdf(x: Fraction) -> Bracket:
     |x| > 10: Q(|x|) = 1 − Φ(|x|) = φ(x) R(|x|) with the Mills ratio R bracketed by its
     continued fraction (`_mills`); below −10 the result keeps relative accuracy.
 
-    Rigour: all arithmetic is exact integer fixed point at scale 2^-_W (= 2^-576) with each
+    Rigour: all arithmetic is exact integer fixed point at scale 2^-(bits+64) with each
     lower end rounded down and each upper end rounded up (every term of the series is
     carried as a pair of integer enclosures, each computed from the previous pair by one
     exact multiplication and one floor/ceiling division); e^{-x²/2} comes from mpmath's
@@ -162,13 +172,14 @@ def ncdf(x: Fraction) -> Bracket:
     x = Fraction(x)
     ax = abs(x)
     p, q = ax.numerator, ax.denominator
-    one = 1 << _W
+    w = bits + _GUARD
+    one = 1 << w
     half = one >> 1
     if ax <= 10:
-        tl, th = _fix_of_fraction(ax)
+        tl, th = _fix_of_fraction(ax, w)
         sl = sh = 0
         num, q2 = p * p, q * q
-        stop = 1 << (_W - _OUT_BITS)  # the old cut-off: next term < 2^-512
+        stop = 1 << _GUARD  # next term < 2^-bits
         k = 0
         while True:
             sl += tl
@@ -181,47 +192,48 @@ def ncdf(x: Fraction) -> Bracket:
                 break
             tl, th = nl, nh
         sh += 2 * nh  # remainder ≤ 2 · next term (ratios ≤ 1/2 from here on)
-        fl, fh = _phi_fix(ax)
-        hl = (fl * sl) >> _W            # φ·S − lower, in units 2^-_W
+        fl, fh = _phi_fix(ax, w)
+        hl = (fl * sl) >> w            # φ·S − lower, in units 2^-w
         hh = _cdiv(fh * sh, one)
         if x >= 0:
-            return _fix_to_bracket(half + hl, half + hh, (0, 1 << _OUT_BITS))
-        return _fix_to_bracket(half - hh, half - hl, (0, 1 << _OUT_BITS))
+            return _fix_to_bracket(half + hl, half + hh, True, bits)
+        return _fix_to_bracket(half - hh, half - hl, True, bits)
     # |x| > 10: Q(|x|) = φ(x) R(|x|), with the Mills ratio R bracketed by its continued
     # fraction (`_mills`); e^{-x²/2} as an mpf enclosure, products exact, so a deep-tail value
     # keeps its relative accuracy instead of vanishing below an absolute grid
     if ax > 1000:  # Q(|x|) < e^{-500000} < 2^-65536: not worth a multi-megabit Fraction
         tiny = Fraction(1, 1 << 65536)
         return Bracket(0, tiny) if x < 0 else Bracket(1 - tiny, 1)
-    r_lo, r_hi = _mills(ax)
+    r_lo, r_hi = _mills(ax, bits)
     q_lo = mpf_to_fraction(exp_mpf_end(-ax * ax / 2, False)) * _INV_SQRT_2PI.lo * r_lo
     q_hi = mpf_to_fraction(exp_mpf_end(-ax * ax / 2, True)) * _INV_SQRT_2PI.hi * r_hi
     if x < 0:
-        return Bracket(_round_rel(q_lo, up=False), _round_rel(q_hi, up=True))
-    ql = (q_lo.numerator << _W) // q_lo.denominator
-    qh = _cdiv(q_hi.numerator << _W, q_hi.denominator)
-    return _fix_to_bracket(one - qh, one - ql, (0, 1 << _OUT_BITS))
+        return Bracket(_round_rel(q_lo, up=False, bits=bits), _round_rel(q_hi, up=True, bits=bits))
+    ql = (q_lo.numerator << w) // q_lo.denominator
+    qh = _cdiv(q_hi.numerator << w, q_hi.denominator)
+    return _fix_to_bracket(one - qh, one - ql, True, bits)
 
 
-def _mills(x: Fraction) -> tuple[Fraction, Fraction]:
+def _mills(x: Fraction, bits: int = _OUT_BITS) -> tuple[Fraction, Fraction]:
     """The Mills ratio R(x) = Q(x)/φ(x), x > 0, enclosed through Laplace's continued fraction
     R(x) = 1/(x + 1/(x + 2/(x + 3/(x + …)))).
 
     Why this is rigorous: every level maps its tail s ↦ k/(x + s), decreasing in s > 0. The
     true tail at depth n lies in [0, ∞), so starting from that interval and applying the maps
     with outward rounding (a lower end from the upper ends below it, and vice versa) encloses
-    R. Exact integer fixed point at scale 2^-_W; the depth doubles until the enclosure is
-    narrower than 2^-(2·_PREC) relative."""
-    one = 1 << _W
-    x_lo = (x.numerator << _W) // x.denominator
-    x_hi = _cdiv(x.numerator << _W, x.denominator)
+    R. Exact integer fixed point at scale 2^-(bits+64); the depth doubles until the enclosure
+    is narrower than 2^-bits relative."""
+    w = bits + _GUARD
+    one = 1 << w
+    x_lo = (x.numerator << w) // x.denominator
+    x_hi = _cdiv(x.numerator << w, x.denominator)
     n = 16
     while True:
-        s_lo, s_hi = 0, _cdiv(n << (2 * _W), x_lo)  # level n with its tail in [0, ∞)
+        s_lo, s_hi = 0, _cdiv(n << (2 * w), x_lo)  # level n with its tail in [0, ∞)
         for k in range(n - 1, 0, -1):
-            s_lo, s_hi = (k << (2 * _W)) // (x_hi + s_hi), _cdiv(k << (2 * _W), x_lo + s_lo)
-        r_lo, r_hi = (one << _W) // (x_hi + s_hi), _cdiv(one << _W, x_lo + s_lo)
-        if (r_hi - r_lo) << _OUT_BITS <= r_lo:
+            s_lo, s_hi = (k << (2 * w)) // (x_hi + s_hi), _cdiv(k << (2 * w), x_lo + s_lo)
+        r_lo, r_hi = (one << w) // (x_hi + s_hi), _cdiv(one << w, x_lo + s_lo)
+        if (r_hi - r_lo) << bits <= r_lo:
             return Fraction(r_lo, one), Fraction(r_hi, one)
         n *= 2
 
@@ -332,8 +344,9 @@ def erfc_mpf(x: Any, prec: int) -> tuple[Any, Any]:
     xf = mpf_to_fraction(x)
     s_lo, s_hi = _sqrt2(2 * prec)
     z1, z2 = -xf * s_lo, -xf * s_hi
-    lo = 2 * ncdf(min(z1, z2)).lo
-    hi = 2 * ncdf(max(z1, z2)).hi
+    bits = min(_OUT_BITS, prec + ERFC_MARGIN_BITS)
+    lo = 2 * ncdf(min(z1, z2), bits).lo
+    hi = 2 * ncdf(max(z1, z2), bits).hi
     return (libmp.from_rational(lo.numerator, lo.denominator, prec, libmp.round_floor),
             libmp.from_rational(hi.numerator, hi.denominator, prec, libmp.round_ceiling))
 
