@@ -41,11 +41,11 @@ from fractions import Fraction
 from itertools import combinations_with_replacement
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
 from verifydp.designs.base import Design
 from verifydp.population import Population, RecordType
+from verifydp.worstcase.lp import LPFailure, solve_rowwise
 
 Orbit = tuple[int, int, tuple[int, ...]]  # copies of x, copies of x', sorted counts of C
 
@@ -188,10 +188,12 @@ def _solve(c: list[Fraction], rows: list, n_var: int, t: Fraction) -> np.ndarray
     vals = np.array([(float(ai), float(aj)) for _, _, ai, aj, _ in rows]).ravel()
     a = coo_matrix((vals, (r, cols)), shape=(len(rows), n_var)).tocsr()
     b = np.array([float(row[4]) for row in rows])
-    res = linprog(-np.array([float(x) for x in c]), A_ub=a, b_ub=b, bounds=(0, 1), method="highs")
-    if res.status != 0:
-        raise GroupLPError(f"HiGHS failed: {res.message}")
-    return np.concatenate([res.x, -res.ineqlin.marginals])
+    try:
+        x, dual, _ = solve_rowwise(-np.array([float(x) for x in c]), a.indptr, a.indices,
+                                   a.data, b, 1.0, solver="choose")
+    except LPFailure as exc:
+        raise GroupLPError(f"HiGHS failed: {exc}") from None
+    return np.concatenate([x, -dual])
 
 
 def _certify(c: list[Fraction], rows: list, sol: np.ndarray, orbits: list[Orbit]) -> GroupWorstCase:

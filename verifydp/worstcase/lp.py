@@ -67,10 +67,12 @@ def _edge_rows(region: Region, t: float, sign: float) -> tuple[np.ndarray, np.nd
     return xy.reshape(-1), vals
 
 
-def _run(cost: np.ndarray, starts: np.ndarray, index: np.ndarray, value: np.ndarray,
-         row_upper: np.ndarray, col_upper: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """min cost·f s.t. rows ≤ row_upper, 0 ≤ f ≤ col_upper (HiGHS, row-wise model); the
-    primal, the row duals (≤ 0 on binding rows) and the optimal value."""
+def solve_rowwise(cost: np.ndarray, starts: np.ndarray, index: np.ndarray, value: np.ndarray,
+         row_upper: np.ndarray, col_upper: float, solver: str | None = None
+         ) -> tuple[np.ndarray, np.ndarray, float]:
+    """min cost·f s.t. rows ≤ row_upper, 0 ≤ f ≤ col_upper (HiGHS, row-wise model; `solver`
+    a HiGHS solver name, by default chosen by size); the primal, the row duals (≤ 0 on
+    binding rows) and the optimal value."""
     n, m = len(cost), len(row_upper)
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, m
@@ -89,7 +91,7 @@ def _run(cost: np.ndarray, starts: np.ndarray, index: np.ndarray, value: np.ndar
     # `check --json`; output_flag is set before anything else is called
     h = highspy._Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("solver", _solver(n))
+    h.setOptionValue("solver", solver or _solver(n))
     h.setOptionValue("simplex_strategy", 1)  # dual simplex, as scipy's method="highs"
     h.passModel(lp)
     h.run()
@@ -108,7 +110,7 @@ def solve_ratio(region: Region, p: np.ndarray, q: np.ndarray, t: Fraction) -> Fl
     starts = np.concatenate([np.arange(0, 2 * k + 1, 2), [2 * k + len(qcols)]]).astype(np.int32)
     row_upper = np.zeros(k + 1)
     row_upper[-1] = 1.0
-    x, dual, val = _run(-np.asarray(p, dtype=float), starts,
+    x, dual, val = solve_rowwise(-np.asarray(p, dtype=float), starts,
                         np.concatenate([index, qcols]), np.concatenate([value, q[qcols]]),
                         row_upper, highspy.kHighsInf)
     duals = -dual
@@ -125,6 +127,6 @@ def solve_hockey(
     starts = np.arange(0, 4 * k + 1, 2, dtype=np.int32)
     row_upper = np.concatenate([np.full(k, df), np.full(k, tf - 1.0 + df)])
     c = p - float(t_prime) * q
-    x, dual, val = _run(-c, starts, np.concatenate([i1, i2]), np.concatenate([v1, v2]),
+    x, dual, val = solve_rowwise(-c, starts, np.concatenate([i1, i2]), np.concatenate([v1, v2]),
                         row_upper, 1.0)
     return FloatSolution(x, np.maximum(-dual, 0.0), 0.0, -val)
