@@ -205,6 +205,9 @@ def _compare(params: dict, printed: Pair, law: Law) -> InstanceResult:
     eta_p, d_p = printed
     eta_k, d_k = _q(eta_of(law)), delta_of(law)
     ok_eta = sympy.sympify(eta_p) == eta_k
+    # expanded once: the difference of two expanded sums is their canonical difference, and
+    # _fmt's expand of an expanded expression is free (the text used to expand each again)
+    d_p, d_k = sympy.expand(d_p), sympy.expand(d_k)
     diff = sympy.expand(d_p - d_k)
     ok_d = diff == 0
     verdict = Verdict.HOLDS if ok_eta and ok_d else Verdict.REFUTED
