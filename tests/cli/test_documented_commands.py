@@ -122,7 +122,7 @@ RUN: dict[str, Run] = {
         "dp_accounting"),
     "verifydp regress dp_accounting_poisson:epsilon --accountant fixed-size --params "
     "'sigma=1.0,batch_size=10,steps=1|10' --witness w.json": Run(
-        1, r"^  minimal unsound input: UNSOUND: .*\(sigma=1\.0, batch_size=10, n=1000, steps=1",
+        1, r"^  minimal unsound input: UNSOUND: .*\(sigma = 1, batch_size = 10, n = 1000, steps = 1",
         needs="dp_accounting"),
     "verifydp hunt bun/thm3.1:upper must/prop7 --budget 60 --workers 2 --json": Run(
         0, r'^  "budget_s": 5\.0,$', (("60", "5"),), "a 60 s hunt; 5 s still runs both grids"),

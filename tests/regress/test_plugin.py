@@ -38,7 +38,7 @@ def test_fixture_passes_good_and_fails_planted_with_the_minimal_witness(
     result = pytester.runpytest_subprocess("-p", "verifydp.pytest_plugin", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines([
-        "*differs from the printed formula at (eps=1.0, m=0, n=1)*",
+        "*differs from the printed formula at (eps = 1, m = 0, n = 1)*",
     ])
 
 

@@ -32,6 +32,13 @@ from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 
 from verifydp.exact.interval import Bracket
+from verifydp.exact.numtext import (
+    bracket_text,
+    decimal_string,
+    fraction_text,
+    number_text,
+    readable,
+)
 from verifydp.witness.regress import RegressWitness
 
 Params = dict[str, Any]
@@ -129,12 +136,40 @@ class Mismatch:
         return out
 
     def describe(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        """One line for people (issue 27): the arguments as `eps = 1, m = 1`, numbers as
+        decimals (the exact values are in `to_json` and the witness)."""
+        args = ", ".join(f"{k} = {_arg_text(v)}" for k, v in self.params.items())
         head = {"paper": "differs from the printed formula",
                 "unsound": "UNSOUND: below a certified lower bound of the truth",
                 "error": "raised an exception"}[self.kind]
-        tail = f" ({self.note})" if self.note else ""
-        return f"{head} at ({args}): yours {self.user}, expected {self.expected}{tail}"
+        tail = f" ({readable(self.note)})" if self.note else ""
+        return f"{head} at ({args}): yours {self._yours()}, expected {self._expected()}{tail}"
+
+    def _yours(self) -> str:
+        if self.kind == "error" or not self.values:
+            return readable(self.user)
+        texts = [number_text(v, 8) for v in self.values]
+        return texts[0] if len(texts) == 1 else "(" + ", ".join(texts) + ")"
+
+    def _expected(self) -> str:
+        name, sep, _ = self.expected.partition(" ∈ ")
+        if sep and self.bound is not None:  # the printed value's bracket
+            text = bracket_text(self.bound.lo, self.bound.hi, 8)
+            return f"{name} {'∈' if text.startswith('[') else '='} {text}"
+        what, sep, _ = self.expected.rpartition(" ≥ ")
+        if sep and self.floor is not None:  # a lower bound, rounded down: still a bound
+            return f"{what} ≥ {decimal_string(self.floor, False, 8)}"
+        text = readable(self.expected)
+        return text if "[" in text else text.replace(" ∈ ", " = ")
+
+
+def _arg_text(v: Any) -> str:
+    """An argument of the user's function for people: `1` for 1.0, `1e-5` for 1e-05."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, Fraction, tuple, list)):
+        return readable(str(v))
+    if isinstance(v, (tuple, list)):
+        return "(" + ", ".join(_arg_text(x) for x in v) + ")"
+    return fraction_text(v) if isinstance(v, (int, Fraction)) else number_text(v, 8)
 
 
 def _jsonable(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -242,7 +277,8 @@ class RegressReport:
                          f"{self.sound_examples} inputs tried")
         else:
             lines.append("  soundness not checked (no exact worst case for this claim)")
-        lines.append(f"  tolerance rtol={self.tolerance.rtol:g}, atol={self.tolerance.atol:g}; "
+        lines.append(f"  tolerance rtol = {number_text(self.tolerance.rtol)}, "
+                     f"atol = {number_text(self.tolerance.atol)}; "
                      f"{self.seconds:.1f} s")
         return "\n".join(lines)
 
@@ -318,7 +354,7 @@ def strict_failure(call: Call, args: Params, exc: Exception, note: str = "") -> 
     numbers asked for has failed, not been judged: a usage error naming the input (issue
     28). Functions called in-process (the library API) keep reporting it as a finding."""
     if getattr(call.fn, "strict", False):
-        where = ", ".join(f"{k}={v!r}" for k, v in args.items())
+        where = ", ".join(f"{k} = {_arg_text(v)}" for k, v in args.items())
         raise UsageError(f"the function's result at {where}{' (' + note + ')' if note else ''} "
                          f"is not what the claim's signature asks for: {exc}") from None
 
