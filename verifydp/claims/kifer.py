@@ -30,6 +30,7 @@ from verifydp.claims.must.profiles import decide
 from verifydp.claims.printed import judge_cell, printed_interval
 from verifydp.exact import barith as ba
 from verifydp.exact.interval import Bracket, bracket
+from verifydp.exact.numtext import json_number, number_text
 from verifydp.mechanisms.profiles import gaussian_hockey_stick
 from verifydp.semantics import bayes, census, dgauss, gaussian, tails, testing
 from verifydp.semantics.normal import phi, phi_bar, phi_inv
@@ -45,9 +46,14 @@ def _result(claim: str, statements: Sequence[Statement]) -> ClaimResult:
 
 def _fmt(b: Bracket, digits: int = 6) -> str:
     if b.is_point:
-        return str(b.lo) if b.lo.denominator <= 10**6 else f"{float(b.lo):.{digits}g}"
-    lo, hi = float(b.lo), float(b.hi)
-    return f"{lo:.{digits}g}" if f"{lo:.{digits}g}" == f"{hi:.{digits}g}" else f"[{lo:.{digits}g}, {hi:.{digits}g}]"
+        return str(b.lo) if b.lo.denominator <= 10**6 else number_text(float(b.lo), digits)
+    lo, hi = number_text(float(b.lo), digits), number_text(float(b.hi), digits)
+    return lo if lo == hi else f"[{lo}, {hi}]"
+
+
+def _float(x: Fraction) -> str:
+    """A float written in full (every digit of its repr) in the one number format."""
+    return json_number(repr(float(x)))
 
 
 def _cell(params: dict, printed: str, value: Bracket, how: str) -> InstanceResult:
@@ -76,8 +82,9 @@ def _agree(a: Bracket, b: Bracket, rel: Fraction = Fraction(1, 10**18)) -> tuple
     if span <= rel * scale:
         return Verdict.HOLDS, ""
     if gap > scale / 10**6:
-        return Verdict.REFUTED, f"differ by {float(gap / scale):.3g} relative"
-    return Verdict.INCONCLUSIVE, f"span/scale {float(span / scale) if scale else 0:.3g}"
+        return Verdict.REFUTED, f"differ by {number_text(float(gap / scale), 3)} relative"
+    ratio = float(span / scale) if scale else 0.0
+    return Verdict.INCONCLUSIVE, f"span/scale {number_text(ratio, 3)}"
 
 
 def _proved(text: str, ok: bool, note: str) -> Statement:
@@ -299,18 +306,18 @@ def _zcdp_cell(params: dict, printed: str, lv: Fraction, rho: Fraction) -> Insta
     """Is sup{p : (ℓ, p) meets both ρ-zCDP constraints of Thm 6.3 ∀α>1} within the printed
     rounding interval (`must_pa.printed_interval`)?  Certified from both sides."""
     _, lo, hi = printed_interval(printed)
-    claimed = f"{printed} (sup in ({float(lo)}, {float(hi)}))"
+    claimed = f"{printed} (sup in ({_float(lo)}, {_float(hi)}))"
     if (al := testing.zcdp_violation(lv, lo, rho)) is not None:
         return InstanceResult(params, Verdict.REFUTED, claimed,
-                              f"p = {float(lo)} already violates at α = {al}", "too high")
+                              f"p = {_float(lo)} already violates at α = {al}", "too high")
     if hi < 1 and testing.zcdp_feasible(lv, hi, rho):
         return InstanceResult(params, Verdict.REFUTED, claimed,
-                              f"p = {float(hi)} meets every constraint", "too low")
+                              f"p = {_float(hi)} meets every constraint", "too low")
     upper = hi >= 1 or testing.zcdp_violation(lv, hi, rho) is not None
     lower = testing.zcdp_feasible(lv, lo, rho)
     if upper and lower:
         return InstanceResult(params, Verdict.HOLDS, claimed,
-                              f"p = {float(lo)} feasible ∀α (certified grid); p = {float(hi)} "
+                              f"p = {_float(lo)} feasible ∀α (certified grid); p = {_float(hi)} "
                               "violates at a certified α")
     return InstanceResult(params, Verdict.INCONCLUSIVE, claimed, "one side not certified",
                           "zCDP supremum not certified on both sides")
@@ -426,8 +433,8 @@ def _power_table(claim: str, title: str, table: dict, budget: Budget,
                   "discrete Gaussian release", dgm_res,
                   note=f"recomputed exactly: {n_cells} discrete Gaussian coordinates "
                        f"(σ² = 1/ρ*, shift 1; {len(release)} distinct σ²; Σρ* = "
-                       f"{float(rho_dgm):.6g}) for a maximal pair of neighbours, the "
-                       "Neyman–Pearson power bracketed by a randomised test of certified "
+                       f"{number_text(float(rho_dgm), 6)}) for a maximal pair of neighbours, "
+                       "the Neyman–Pearson power bracketed by a randomised test of certified "
                        "level ≤ ℓ and by the dual bound on a dominating lattice rounding of "
                        "the privacy loss (h = 1/100; verifydp.semantics.dgauss).  The paper's "
                        "values are Monte Carlo estimates (10^6 samples per hypothesis): a cell "

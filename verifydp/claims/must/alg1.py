@@ -60,6 +60,7 @@ from verifydp.claims.base import (
 from verifydp.claims.must.amplification import group_delta
 from verifydp.claims.printed import printed_interval
 from verifydp.exact.interval import Bracket
+from verifydp.exact.numtext import number_text
 from verifydp.exact.special import exp_bracket
 
 PAPER = "must"
@@ -201,9 +202,10 @@ def _gauss_instances(budget: Budget, printed: Printed) -> Iterator[InstanceResul
         pld = _certified_gauss(sigma, eps, k)
         lo_fa = Fraction(fa.lower) * (1 - _MARGIN)
         hi_fa = Fraction(fa.upper) * (1 + _MARGIN)
-        claimed = f"[δ_L, δ_U] = [{fa.lower:.9g}, {fa.upper:.9g}]"
-        actual = (f"δ = {float(exact.lo):.9g} (Theorem 1, θ = 2√k/σ); certified accountant "
-                  f"[{float(pld.lo):.9g}, {float(pld.hi):.9g}]")
+        claimed = f"[δ_L, δ_U] = [{number_text(fa.lower, 9)}, {number_text(fa.upper, 9)}]"
+        actual = (f"δ = {number_text(float(exact.lo), 9)} (Theorem 1, θ = 2√k/σ); certified "
+                  f"accountant [{number_text(float(pld.lo), 9)}, "
+                  f"{number_text(float(pld.hi), 9)}]")
         # refuted only when both routes agree; holding needs the exact (Theorem 1) route only
         outside = all(br.lo > hi_fa or br.hi < lo_fa for br in (exact, pld))
         inside = lo_fa < exact.lo and exact.hi < hi_fa
@@ -231,8 +233,9 @@ def _pair_instances(budget: Budget) -> Iterator[InstanceResult]:
         fa = fourier.accountant(fourier.mixture_omega(pair), float(T8_EPS), 1,
                                 float(PAPER_L), 4096)
         br = law_delta(scheme, T8_N, T8_B, T8_M, sigma, 1, T8_EPS, PAIR_H)
-        claimed = f"[δ_L, δ_U] = [{fa.lower:.6g}, {fa.upper:.6g}] (floats, sampled extrema)"
-        actual = f"certified δ ∈ [{float(br.lo):.6g}, {float(br.hi):.6g}]"
+        claimed = (f"[δ_L, δ_U] = [{number_text(fa.lower)}, {number_text(fa.upper)}] (floats, "
+                   "sampled extrema)")
+        actual = f"certified δ ∈ [{number_text(float(br.lo))}, {number_text(float(br.hi))}]"
         if fa.lower < br.lo and br.hi < fa.upper:
             yield InstanceResult(params, Verdict.HOLDS, claimed, actual)
         else:

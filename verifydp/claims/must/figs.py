@@ -40,6 +40,7 @@ from verifydp.claims.must.amplification import group_delta
 from verifydp.designs.must import eta as eta_exact
 from verifydp.exact import barith
 from verifydp.exact.interval import Bracket
+from verifydp.exact.numtext import number_text
 
 PAPER = "must"
 FIG_DIR = Path("docs") / "figures"  # relative to the working directory, for `python -m`
@@ -141,7 +142,7 @@ def _f(b: Bracket) -> float:
 
 
 def _s(b: Bracket) -> str:
-    return f"[{float(b.lo):.6g}, {float(b.hi):.6g}]"
+    return f"[{number_text(float(b.lo))}, {number_text(float(b.hi))}]"
 
 
 def _result(claim: str, statements: Sequence[Statement]) -> ClaimResult:
@@ -254,7 +255,8 @@ def _fig4_sentence1(curves: dict) -> Statement:
                 ok = all(g.hi <= 0 for g in c)
                 res.append(InstanceResult(_p(mech, th, scheme=s), _hold(ok),
                                           "δ'−δ ≤ 0 at every ε (100% strong)",
-                                          f"max upper end {float(max(g.hi for g in c)):.3g}",
+                                          "max upper end "
+                                          f"{number_text(float(max(g.hi for g in c)), 3)}",
                                           "exact for all ε: δ'_WOR − δ = (m/n − 1)δ ≤ 0"))
                 continue
             visits = any(g.lo > 0 for g in c)
@@ -276,8 +278,8 @@ def _fig4_sentence1(curves: dict) -> Statement:
                 ok = None
             res.append(InstanceResult(
                 _p(mech, th, scheme=s), _hold(ok),
-                f"visits δ'−δ > 0, visibly (> τ = {float(tau):.3g}) on a minor portion (< 50%) "
-                "of the curve, by ε range and by drawn length",
+                f"visits δ'−δ > 0, visibly (> τ = {number_text(float(tau), 3)}) on a minor "
+                "portion (< 50%) of the curve, by ε range and by drawn length",
                 f"δ'−δ > 0 certified at {strict_n}/{len(c)} grid ε; > τ at {lo_n}–{hi_n}"
                 f"/{len(c)} grid ε ({_verdict_word(by_grid)}); share of the drawn length "
                 f"{float(share[0]):.3f}–{float(share[1]):.3f} over aspect ratios "
@@ -379,8 +381,9 @@ def _fig4_sentence3(curves: dict) -> Statement:
             res.append(InstanceResult(
                 _p(mech, th, scheme=s), _hold(start and conv),
                 "δ'−δ < 0 at ε = 0.05 and |δ'−δ| at ε = 5.9 ≤ 10% of max |δ'−δ|",
-                f"δ'−δ(0.05) ∈ {_s(c[0])}; |δ'−δ(5.9)| ≤ {float(last):.3g}, "
-                f"max |δ'−δ| ≤ {float(peak):.3g}"))
+                f"δ'−δ(0.05) ∈ {_s(c[0])}; "
+                f"|δ'−δ(5.9)| ≤ {number_text(float(last), 3)}, "
+                f"max |δ'−δ| ≤ {number_text(float(peak), 3)}"))
     return _statement(
         "Second, all mechanisms start in the strong-effect quadrant and eventually 'converge' "
         "to the line δ'−δ = 0 (criteria: certified δ'−δ < 0 at the first ε = 0.05; at the "
@@ -468,7 +471,8 @@ def _fig4_sentence5(curves: dict) -> Statement:
                 "Laplace curve has corners in the weak quadrant; Gaussian curve is smooth",
                 f"Laplace: {len(corners)} corners with δ'−δ > 0 (certified), e.g. at ε = "
                 f"{corners[0][0] if corners else '-'} slope jump Pr(K=u)/2 ≈ "
-                f"{float(corners[0][1]) if corners else 0:.3g}; Gaussian: δ_u(ε) analytic in ε, "
+                f"{number_text(float(corners[0][1]) if corners else 0.0, 3)}; Gaussian: δ_u(ε) "
+                "analytic in ε, "
                 "so no corner" + info))
     return _statement(
         "Third, the base Gaussian mechanism leads to 'smoother' peaks in the weak-effect "
@@ -641,7 +645,7 @@ def _lt(a: Any, b: Any) -> bool | None:
 
 def _show(x: Any) -> str:
     if isinstance(x, Fraction):
-        return str(x) if x.denominator < 10**12 else f"{float(x):.15g} (exact Fraction)"
+        return str(x) if x.denominator < 10**12 else f"{number_text(float(x), 15)} (exact Fraction)"
     return _s(x)
 
 
@@ -783,8 +787,9 @@ def _fig5_minor(v: dict) -> Statement:
                     rmax = max(abs(ow.lo), abs(ow.hi))
                     ok = True if dmax <= MINOR5 * rmin else (
                         False if dmin > MINOR5 * rmax else None)
-                    act = (f"|OW−WW| ∈ [{float(dmin):.4g}, {float(dmax):.4g}], "
-                           f"|OW| ∈ [{float(rmin):.4g}, {float(rmax):.4g}]")
+                    act = (f"|OW−WW| ∈ [{number_text(float(dmin), 4)}, "
+                           f"{number_text(float(dmax), 4)}], |OW| ∈ "
+                           f"[{number_text(float(rmin), 4)}, {number_text(float(rmax), 4)}]")
                 res.append(InstanceResult({"n": N5, "b": b, "m": m, "what": what}, _hold(ok),
                                           "|OW − WW| ≤ 10% of |OW|", act))
     return _generally(

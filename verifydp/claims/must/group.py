@@ -24,6 +24,7 @@ import sympy
 from verifydp.claims.base import Budget, InstanceResult, Statement, Verdict, statement
 from verifydp.designs import SRSWOR, SRSWR, MustOW, MustWO, MustWW
 from verifydp.designs.base import Design
+from verifydp.exact.numtext import number_text
 from verifydp.witness.group import GroupWitness
 from verifydp.worstcase.group import GroupProfileClass, group_worst_hockey
 
@@ -74,21 +75,22 @@ def point_result(claim: str, scheme: str, formula: Callable[..., tuple], n: int,
     r = group_worst_hockey(design, n, m, mc, t_prime)
     params = {"n": n, "b": b, "m": m, "t": str(mc.t),
               "deltas": [str(d) for d in mc.deltas[:m]], "t_prime": str(t_prime)}
-    actual = f"sup ∈ [{r.lower}, {r.upper}] ≈ {float(r.lower):.6g}"
+    actual = f"sup ∈ [{r.lower}, {r.upper}] ≈ {number_text(float(r.lower))}"
     witness = None
     if r.upper <= claimed:
         verdict = Verdict.HOLDS
         note = "tight: the worst case equals δ'" if r.lower == claimed else (
-            f"slack {float(claimed - r.upper):.3g}")
+            f"slack {number_text(float(claimed - r.upper), 3)}")
     elif r.lower > claimed:
         verdict = Verdict.REFUTED
-        note = f"a base mechanism in the class exceeds δ' by {float(r.lower - claimed):.3g}"
+        note = ("a base mechanism in the class exceeds δ' by "
+                f"{number_text(float(r.lower - claimed), 3)}")
         witness = GroupWitness(claim, design, n, m, mc, t_prime, claimed, r.lower,
                                tuple(zip(r.orbits, r.accept, strict=True)))
     else:
         verdict, note = Verdict.INCONCLUSIVE, "certified bracket contains δ'"
-    return InstanceResult(params, verdict, f"δ' = {claimed} ≈ {float(claimed):.6g}", actual,
-                          note, witness, float(r.lower - claimed))
+    return InstanceResult(params, verdict, f"δ' = {claimed} ≈ {number_text(float(claimed))}",
+                          actual, note, witness, float(r.lower - claimed))
 
 
 def worst_case_statement(claim: str, scheme: str, formula: Callable[..., tuple],

@@ -86,6 +86,7 @@ from verifydp.designs.base import Design
 from verifydp.designs.must import MustOW, MustWW, k_law
 from verifydp.designs.simple import SRSWR
 from verifydp.exact.interval import Bracket, iv_to_bracket
+from verifydp.exact.numtext import number_text
 from verifydp.exact.roots import Uncertified, positive_roots
 from verifydp.mechanisms.profiles import SpecialEvaluator
 from verifydp.witness.gaussian_sum import GaussianSumWitness, sum_laws
@@ -282,7 +283,7 @@ def _constant_configs(values: tuple[Fraction, ...], others: tuple[Fraction, ...]
 
 
 def _fmt(br: Bracket) -> str:
-    return f"[{float(br.lo):.9g}, {float(br.hi):.9g}]"
+    return f"[{number_text(float(br.lo), 9)}, {number_text(float(br.hi), 9)}]"
 
 
 @dataclass(frozen=True)

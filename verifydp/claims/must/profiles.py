@@ -36,6 +36,7 @@ from verifydp.claims.base import (
     statement,
 )
 from verifydp.exact.interval import Bracket
+from verifydp.exact.numtext import number_text
 from verifydp.exact.tfunc import EPS
 from verifydp.mechanisms.profiles import (
     bracket_special,
@@ -110,10 +111,11 @@ def decide(printed: Bracket, ref: Bracket) -> tuple[Verdict, str]:
     elif span <= HOLD_REL * scale:
         return Verdict.HOLDS, ""
     if gap > REFUTE_REL * scale:
-        return Verdict.REFUTED, f"printed and reference differ by {float(gap / scale):.3g} rel."
+        return Verdict.REFUTED, ("printed and reference differ by "
+                                 f"{number_text(float(gap / scale), 3)} rel.")
     return Verdict.INCONCLUSIVE, (
         f"brackets neither agree to 1e-30 nor separate by 1e-6 (span/scale = "
-        f"{float(span / scale) if scale else 0:.3g})"
+        f"{number_text(float(span / scale) if scale else 0.0, 3)})"
     )
 
 
