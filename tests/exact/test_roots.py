@@ -91,3 +91,29 @@ def test_mutant_descartes_cap_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(roots, "descartes_bound",
                         lambda ev, c: None if real(ev, c) is None else min(real(ev, c), 1))
     assert not _finds(rs)
+
+
+def test_newton_proposal_is_certified_narrow() -> None:
+    """The Newton route returns brackets as narrow as bisection's, each end's sign certified."""
+    ev = _ev()
+    coef = _coef(ev, _from_roots([F(3, 2), F(5), F(-2)]))
+    for (a, b), r in zip(roots.isolate_positive_roots(ev, coef), (F(3, 2), F(5)), strict=True):
+        s_left = roots.sign_at(ev, coef, a) if a else roots.positive_roots(ev, coef).sign_near_zero
+        got = roots.refine_root(ev, coef, a, b, s_left)
+        assert got.lo <= r <= got.hi
+        assert got.hi - got.lo <= got.hi / 2 ** (roots.REL_WIDTH_BITS - 2)
+        assert roots.sign_at(ev, coef, got.lo) == s_left
+        assert roots.sign_at(ev, coef, got.hi) == -s_left
+
+
+@pytest.mark.parametrize("off", [F(101, 100), F(99, 100), F(1, 3)])
+def test_a_wrong_newton_proposal_is_not_trusted(monkeypatch: pytest.MonkeyPatch,
+                                                off: Fraction) -> None:
+    """Floats only propose: a proposal off the root fails the sign test, and bisection still
+    brackets the true root."""
+    ev = _ev()
+    coef = _coef(ev, _from_roots([F(7, 3)]))
+    monkeypatch.setattr(roots, "_newton_point", lambda ev, c, lo, hi: F(7, 3) * off)
+    got = roots.positive_roots(ev, coef).roots
+    assert len(got) == 1 and got[0].lo <= F(7, 3) <= got[0].hi
+    assert got[0].hi - got[0].lo <= got[0].hi / 2 ** (roots.REL_WIDTH_BITS - 2)
