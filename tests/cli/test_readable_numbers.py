@@ -135,3 +135,94 @@ def test_convert_text_and_json() -> None:
     sharper = next(v for v in data["values"] if v["role"] == "sharper bound")
     assert sharper["at"] == {"alpha": "77/20"}  # the exact value beside the decimal
     assert all(ONE_FORMAT.match(v[k]) for v in data["values"] for k in ("lo", "hi"))
+
+
+# ------------------------------------------------------------------ audit, regress, claim text
+
+AUDIT_RATIONAL = re.compile(r"(?<![\w./-])\d+/\d+(?![\w/])")  # not a date or a path
+
+
+def test_audit_text_has_decimals_only(tmp_path: Path) -> None:
+    """γ = 8/1875 (must/table2:poisson's row), r = 1/10 (thm7.2's), Pr[K ≥ 2] = 9.04e-06 (a
+    red flag) and the base's δ = 1/100 were written as rationals or %g in the audit's text."""
+    design = tmp_path / "poisson_delta.toml"
+    design.write_text((ROOT / "examples" / "dpsgd_poisson.toml").read_text(encoding="utf-8")
+                      .replace('relation = "add-remove"', 'relation = "add-remove"\n'
+                               'delta = "1/100"')
+                      .replace("epsilon = 0.01", 'epsilon = 0.01\ndelta = "1/20"'),
+                      encoding="utf-8")
+    texts = []
+    for path in (design, ROOT / "examples" / "business_survey_proportional_randomised.toml",
+                 ROOT / "examples" / "dpsgd_with_replacement.toml"):
+        proc = _run("audit", str(path), "--no-witnesses", "--no-progress", "--no-grid")
+        assert proc.returncode in (0, 1), proc.stderr
+        texts.append(" ".join(proc.stdout.split()))
+    for text in texts:
+        assert not AUDIT_RATIONAL.findall(text), AUDIT_RATIONAL.findall(text)
+        for r in REPRS:
+            assert r not in text, r
+    assert "γ = 0.00426667" in texts[0] and "δ' ≤ 4.27e-5" in texts[0]
+    assert "r = 0.1, every size ≥ 1/r" in texts[1]
+    assert "(Pr[K ≥ 2] = 9.04e-6)" in texts[2]
+
+
+def test_audit_guarantee_and_hypothesis_text() -> None:
+    from verifydp.audit.spec import Guarantee
+    from verifydp.population import Relation
+
+    g = Guarantee(Fraction(1, 2), Fraction(1, 100), Relation.ADD_REMOVE)
+    assert g.describe() == "ε = 0.5, δ = 0.01 (add-remove)"  # was δ = 1/100
+    assert Guarantee(Fraction(1), Fraction(0), Relation.REPLACE).describe() == "ε = 1 (replace)"
+
+
+def test_regress_text_reads_eps_1(tmp_path: Path) -> None:
+    """`at (eps=1.0, m=1, n=1): yours 2.0, expected ε' ∈ 1` read as `eps = 1`, `yours 2`,
+    `ε' = 1`; the tolerance as 1e-6, not 1e-06."""
+    (tmp_path / "planted.py").write_text(
+        "import math\n\ndef double(eps, m, n):\n"
+        "    return math.log1p(m / n * math.expm1(2 * eps))\n", encoding="utf-8")
+    proc = _run("regress", "planted:double", "--claim", "bun/thm2.2", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if "minimal disagreement" in x)
+    assert re.search(r"at \(eps = [\d.e-]+, m = \d+, n = \d+\): yours [\d.e-]+, "
+                     r"expected ε' (=|∈) ", line), line
+    assert "rtol = 1e-6, atol = 1e-12" in proc.stdout
+    _human(proc.stdout.replace("planted:double", ""))
+    for r in ("=1.0", "eps=", "e-0"):
+        assert r not in proc.stdout, r
+
+
+def test_regress_describe_formats_every_argument() -> None:
+    from verifydp.exact.interval import Bracket
+    from verifydp.regress.core import Mismatch
+
+    paper = Mismatch("paper", {"eps": 1.0, "deltas": (0, 1), "n": 1, "delta": 1e-05}, "2.0",
+                     "ε' ∈ 1", "ε' off by 1", values=(2.0,), bound=Bracket.point(Fraction(1)))
+    assert paper.describe() == ("differs from the printed formula at (eps = 1, deltas = (0, 1), "
+                                "n = 1, delta = 1e-5): yours 2, expected ε' = 1 (ε' off by 1)")
+    unsound = Mismatch("unsound", {"eps": 0.5, "r": 0.125}, "0.25", "worst ε' ≥ 0.4620000001",
+                       values=(0.25, 0.5), floor=Fraction(4620000001, 10**10))
+    assert unsound.describe().endswith("at (eps = 0.5, r = 0.125): yours (0.25, 0.5), "
+                                       "expected worst ε' ≥ 0.462")
+
+
+KIFER_MUST = ["kifer/bayes", "kifer/rdp-tail", "kifer/thm6.3", "kifer/gdp", "must/fig4",
+              "must/sec3.3:pair:corrected"]
+
+
+def test_claim_sentences_use_the_one_format() -> None:
+    """kifer's and MUST's claimed/actual sentences wrote `≤ 3.72665e-06`, `≤ 5.0855e+13`,
+    `max upper end -2.98e-09` (Python's %g); numbers in a sentence are in the one format."""
+    proc = _run("check", *KIFER_MUST, "--json", "--no-witnesses", "--no-progress",
+                "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    sci = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
+    bad, texts = [], set()
+    for claim in json.loads(proc.stdout):
+        for inst in claim["instances"]:
+            for key in ("claimed", "actual"):
+                texts.add(inst[key])
+                bad += [(claim["claim"], key, m) for m in sci.findall(inst[key])
+                        if not ONE_FORMAT.match(m)]
+    assert not bad, bad[:5]
+    assert {"P(ratio ≥ e^ε) ≤ 3.72665e-6", "LHS ≤ 5.0855e13"} <= texts

@@ -39,6 +39,7 @@ from verifydp.designs.allocation import round_allocation
 from verifydp.epsilon import EpsSpec
 from verifydp.exact.dist import FiniteDist
 from verifydp.exact.interval import Bracket
+from verifydp.exact.numtext import bracket_text, fraction_text, number_text
 from verifydp.exact.tfunc import EPS
 from verifydp.population import Relation
 
@@ -137,7 +138,7 @@ def check_hypotheses(spec: AuditSpec, claim: str) -> tuple[Check, ...]:
               + (f" (scope: {rel})" if rel else ""), f"{spec.protect.value} neighbours",
               spec.protect in h.protect),
         Check("base δ", "a pure ε-DP base (δ = 0)" if h.delta == "pure"
-              else "an (ε, δ)-DP base, δ' as stated", f"δ = {spec.base.delta}",
+              else "an (ε, δ)-DP base, δ' as stated", f"δ = {fraction_text(spec.base.delta)}",
               h.delta == "any" or spec.base.delta == 0),
         Check("sizes", h.sizes, size_why or "sizes within the convention", size_why is None),
     )
@@ -227,7 +228,7 @@ def _randomised_at_least_one(spec: AuditSpec) -> str | None:
     sizes = [s.size for s in spec.strata] if spec.strata else [spec.size]
     small = min(sizes)
     if p["r"] * (small - 1) < 1:
-        return f"r·(|P| − 1) = r·{small - 1} = {float(p['r'] * (small - 1)):g} < 1"
+        return f"r·(|P| − 1) = r·{small - 1} = {fraction_text(p['r'] * (small - 1))} < 1"
     return None
 
 
@@ -387,7 +388,8 @@ def _random_size(spec: AuditSpec) -> list[Bound]:
 
 def _thm43(spec: AuditSpec, cid: str, what: str) -> Bound:
     return applied(spec, cid, "upper", f"{what} with randomised rounding, r = "
-                   f"{spec.params['r']}, every size ≥ 1/r", THM43_EPS, {"r": spec.params["r"]})
+                   f"{fraction_text(spec.params['r'])}, every size ≥ 1/r", THM43_EPS,
+                   {"r": spec.params["r"]})
 
 
 def _sec41(spec: AuditSpec, sizes: list[tuple[str, int]]) -> Bound:
@@ -493,8 +495,8 @@ def _pps(spec: AuditSpec) -> list[Bound]:
     top = spec.size_classes[-1][0]
     a = min(Fraction(1), spec.params["expected_size"] * top / total)
     return [applied(spec, cid, "lower",
-                    f"the largest inclusion probability a_i = min(1, n·s_i/T) = {a} "
-                    f"(size measure {top})",
+                    "the largest inclusion probability a_i = min(1, n·s_i/T) = "
+                    f"{fraction_text(a)} (size measure {top})",
                     sympy.log(1 + sympy.Symbol("a") * (sympy.exp(EPS) - 1)), {"a": a})]
 
 
@@ -526,8 +528,8 @@ def _must_row(spec: AuditSpec, scheme: str, cid: str, n: int, b: int | None,
         many = 1 - law.prob(0) - p1
         dp: Bracket | None = Bracket.point(p1 * spec.base.delta + many)
         if many:
-            note = (f"Pr[K ≥ 2] = {float(many):.3g}: the record can appear several times, and "
-                    "a pure ε-DP base then only gives δ' > 0 (group privacy)")
+            note = (f"Pr[K ≥ 2] = {number_text(float(many), 3)}: the record can appear several "
+                    "times, and a pure ε-DP base then only gives δ' > 0 (group privacy)")
     else:
         dp = Bracket(Fraction(0), hi)
         note = "law of K not expanded (b·m too large); δ' ≤ η = Pr[K ≥ 1]"
@@ -535,7 +537,7 @@ def _must_row(spec: AuditSpec, scheme: str, cid: str, n: int, b: int | None,
         note = ("must/thm5:ww as printed (formulas labelled MUST.OW) is refuted; the corrected "
                 "MUST.WW reading is applied" + (f". {note}" if note else ""))
     return [applied(spec, cid, "upper",
-                    f"η = Pr[K ≥ 1] ∈ [{float(lo):.6g}, {float(hi):.6g}] (n = {n}"
+                    f"η = Pr[K ≥ 1] ∈ {bracket_text(lo, hi)} (n = {n}"
                     + (f", b = {b}" if b is not None else "") + f", m = {m}); the (ε', δ') pair "
                     "holds with δ' as stated", expr, {"eta": hi}, dp, note)]  # ε' ↑ in η
 
@@ -543,8 +545,8 @@ def _must_row(spec: AuditSpec, scheme: str, cid: str, n: int, b: int | None,
 def _poisson(spec: AuditSpec) -> list[Bound]:
     cid = "must/table2:poisson"
     q = spec.params["q"]
-    return [applied(spec, cid, "upper", f"Poisson sampling with γ = {q}, add/remove on the "
-                    "sample and on the population",
+    return [applied(spec, cid, "upper", f"Poisson sampling with γ = {fraction_text(q)}, "
+                    "add/remove on the sample and on the population",
                     sympy.log(1 + sympy.Symbol("eta") * (sympy.exp(EPS) - 1)), {"eta": q},
                     Bracket.point(q * spec.base.delta))]
 

@@ -10,6 +10,7 @@ from fractions import Fraction
 from verifydp.accounting.pps import pps_fixed_rate
 from verifydp.audit.spec import AuditSpec
 from verifydp.designs import eta_bracket
+from verifydp.exact.numtext import number_text
 from verifydp.population import Relation
 
 NEAR_ONE = Fraction(4, 5)  # inclusion probability from which amplification mostly vanishes
@@ -80,7 +81,7 @@ def red_flags(spec: AuditSpec, copies_at_least_two: Fraction | None = None) -> l
     top = max_inclusion(spec)
     if top is not None and top >= NEAR_ONE:
         out.append(Flag("inclusion-near-one", "inclusion probability near 1",
-                        f"a record is sampled with probability up to {float(top):.3g}; "
+                        f"a record is sampled with probability up to {number_text(float(top), 3)}; "
                         "amplification is log(1 + π(e^ε − 1)) at best, which tends to ε as "
                         "π → 1"))
     if spec.clusters and kind in ("cluster-srs", "cluster-pps", "two-stage-cluster"):
@@ -102,7 +103,7 @@ def red_flags(spec: AuditSpec, copies_at_least_two: Fraction | None = None) -> l
                         f"classes, i.e. cluster sampling of whole classes{how} "
                         "(bun/sec6.3:systematic)"))
     if kind == "srswr" or kind.startswith("must-"):
-        extra = (f" (Pr[K ≥ 2] = {float(copies_at_least_two):.3g})"
+        extra = (f" (Pr[K ≥ 2] = {number_text(float(copies_at_least_two), 3)})"
                  if copies_at_least_two else "")
         out.append(Flag("with-replacement-copies", "with-replacement copies",
                         "a record can enter the sample several times" + extra + "; each copy "

@@ -39,6 +39,7 @@ from verifydp.designs import (
     SystematicRandomOrder,
     TwoStageCluster,
 )
+from verifydp.exact.numtext import fraction_text
 from verifydp.files import NotRegular, TooLarge, read_bounded
 from verifydp.population import Relation
 
@@ -147,8 +148,8 @@ class Guarantee:
     relation: Relation
 
     def describe(self) -> str:
-        d = f", δ = {self.delta}" if self.delta else ""
-        return f"ε = {float(self.epsilon):g}{d} ({self.relation.value})"
+        d = f", δ = {fraction_text(self.delta)}" if self.delta else ""
+        return f"ε = {fraction_text(self.epsilon)}{d} ({self.relation.value})"
 
 
 @dataclass(frozen=True)
