@@ -8,11 +8,11 @@ INCONCLUSIVE when the bracket straddles a rounding boundary (docs/foundations.md
 
 from __future__ import annotations
 
-from decimal import Decimal, localcontext
 from fractions import Fraction
 
 from verifydp.claims.base import Verdict
 from verifydp.exact.interval import Bracket
+from verifydp.exact.numtext import decimal_string
 
 __all__ = ["decimal", "judge", "judge_cell", "printed_interval", "sci"]
 
@@ -57,11 +57,8 @@ def judge_cell(printed: str, b: Bracket) -> tuple[Verdict, str]:
 
 
 def sci(b: Bracket) -> str:
-    """A bracket in scientific notation with 7 significant digits at each end."""
+    """A certified bracket with 7 significant digits at each end, rounded outward (so it is
+    still a bracket), in the one number format (`verifydp.exact.numtext.decimal_string`)."""
     if b.is_point and b.lo == 0:
         return "0"
-    with localcontext() as ctx:
-        ctx.prec = 30
-        lo = Decimal(b.lo.numerator) / Decimal(b.lo.denominator)
-        hi = Decimal(b.hi.numerator) / Decimal(b.hi.denominator)
-        return f"[{lo:.6e}, {hi:.6e}]"
+    return f"[{decimal_string(b.lo, False, 7)}, {decimal_string(b.hi, True, 7)}]"
