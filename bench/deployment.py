@@ -3,15 +3,17 @@ time and bracket width.
 
 For each `examples/deploy_*.toml` this runs the deployment part of `verifydp audit` (the
 certified ε at the target δ after T releases, one release, both curves, the named
-accountant) and prints the seconds, the certified bracket, its relative width and the
-accountant's flag. Exit status 1 when an example takes 60 s or more or its relative width
-is 5 % or more (issue 16's goals on 2 cores), or when the fixed-size, shuffle or
-with-replacement example's Poisson accountant is not flagged. The shuffle example's bracket is not a lattice's (no
+accountant) and prints the seconds (and of them the named accountant's, a peer library's
+time), the certified bracket, its relative width and the accountant's flag. Exit status 1
+when an example's deployment part takes 20 s or more, the DP-SGD fixed-batch one (10^4
+steps) 5 s or more (issue 29's goal 4, on 2 cores), its relative width is 5 % or more
+(issue 16), or when the fixed-size, shuffle or with-replacement example's Poisson
+accountant is not flagged. The shuffle example's bracket is not a lattice's (no
 amplification assumed above, Chua et al.'s max test below: its width is the gap between
 them), so its width is printed, not held to 5 %. The proportional-allocation and PPS
 examples miss 5 % today (their upper ends align shifts that a concrete dataset cannot all
 realise: proofs/deployment_pairs.md#resized, #pps), and so does the with-replacement example
-under substitution (a chained upper end, docs/design-files.md#copies, about 65 s) and the
+under substitution (a chained upper end, docs/design-files.md#copies) and the
 successive PPS example (a revealed draw above); the bench reports them.
 
     python bench/deployment.py
@@ -27,7 +29,8 @@ from verifydp.audit.deployment import audit_deployment
 from verifydp.audit.spec import load_design
 
 ROOT = Path(__file__).resolve().parents[1]
-MAX_SECONDS = 60.0
+MAX_SECONDS = 20.0
+FAST = {"deploy_dpsgd_fixed_batch.toml": 5.0}  # issue 29: 10^4 steps in 5 s
 MAX_WIDTH = 0.05
 FLAGGED = ("fixed_batch", "shuffle", "with_replacement")  # Poisson accountants that understate
 
@@ -36,15 +39,20 @@ def main() -> int:
     misses = []
     for path in sorted((ROOT / "examples").glob("deploy_*.toml")):
         spec = load_design(path)
+        marks: dict[str, float] = {}
         t = time.perf_counter()
-        dep = audit_deployment(spec)
+        dep = audit_deployment(spec, progress=lambda s: marks.setdefault(s.split(" (")[0],
+                                                                        time.perf_counter()))
         secs = time.perf_counter() - t
+        peer = t + secs - marks.get("your accountant", t + secs)
         width = dep.relative_width
-        print(f"{path.name:40s} {secs:6.1f} s  {dep.headline()}  width {width:.2%}")
+        print(f"{path.name:40s} {secs:6.1f} s (accountant {peer:.1f} s)  {dep.headline()}  "
+              f"width {width:.2%}")
         if dep.accountant is not None:
             print(f"{'':40s} {dep.accountant.note}")
-        if secs >= MAX_SECONDS:
-            misses.append(f"{path.name}: {secs:.1f} s ≥ {MAX_SECONDS} s")
+        limit = FAST.get(path.name, MAX_SECONDS)
+        if secs >= limit:
+            misses.append(f"{path.name}: {secs:.1f} s ≥ {limit} s")
         if dep.note:
             print(f"{'':40s} {dep.note}")
         if width >= MAX_WIDTH and "shuffle" not in path.name:

@@ -65,3 +65,31 @@ def test_fft_upper_above_certified_lower_at_tiny_delta() -> None:
     fft = C.composed(pair, 300, g, target=1.0)
     b = fft.delta(Fraction(1))
     assert 0 <= b.lo <= b.hi and b.hi > 0
+
+
+def test_far_target_falls_back_to_balls_without_overflow() -> None:
+    """A target ε far above every lattice point of a short composition (δ-mode audits at a
+    large ε): the tilt would overflow a float, so the balls compose it (once crashed with
+    OverflowError); both brackets certified."""
+    from fractions import Fraction as F
+
+    from verifydp.accounting import Grid, composed, poisson_gaussian
+
+    pair, g = poisson_gaussian(F(1, 234), F(11, 10)), Grid(F(1, 100))
+    for eps in (F(1, 2), F(1)):
+        far = composed(pair, 60, g, target=float(eps)).delta(eps)
+        balls = composed(pair, 60, g).delta(eps)
+        assert far.lo <= balls.hi and balls.lo <= far.hi  # both certified
+
+
+def test_cells_are_certified_once_per_pair_and_lattice() -> None:
+    from fractions import Fraction as F
+
+    from verifydp.accounting import Grid, poisson_gaussian
+    from verifydp.accounting.composition import _steps, memo_cells
+
+    pair = poisson_gaussian(F(1, 100), F(1))
+    with memo_cells():
+        assert _steps(pair, Grid(F(1, 100))) is _steps(pair, Grid(F(1, 100)))
+        assert _steps(pair, Grid(F(1, 100))) is not _steps(pair, Grid(F(1, 200)))
+    assert _steps(pair, Grid(F(1, 100))) is not _steps(pair, Grid(F(1, 100)))

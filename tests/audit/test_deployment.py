@@ -1298,3 +1298,19 @@ def test_accountant_above_a_zero_upper_end_is_reported() -> None:
     res = _accountant(parse_design(obj), "epsilon", F(1, 10**8), Bracket(F(0), F(0)))
     assert res.value is not None and res.value > 0
     assert "conservative" in res.note and "upper end is 0" in res.note
+
+
+def test_first_lattice_follows_the_loss_spread() -> None:
+    """Few releases and chained brackets start coarse; many releases start at the coarsest
+    ladder lattice with a few points per sd of one release's loss (Poisson q = 256/60000,
+    σ = 1.1 needs 1/1000; the displaced pair's loss is wider); refinement steps 2 to 5/2."""
+    from verifydp.audit.deployment import _COARSE_H, _LADDER, _finer_by, _first_h, candidates
+    from verifydp.exact.interval import Bracket
+
+    fixed = candidates(parse_design(_raw("deploy_dpsgd_fixed_batch.toml", 10000, delta=F(1, 10**5))))
+    poisson = candidates(parse_design(_raw("deploy_dpsgd_poisson.toml", 10000, delta=F(1, 10**5))))
+    assert _first_h(poisson, 10000, False) == _LADDER[-1]
+    assert _first_h(fixed, 10000, False) == _LADDER[0]
+    assert _first_h(fixed, 12, False) == _first_h(fixed, 10000, True) == _COARSE_H
+    assert _finer_by(Bracket(F(1), F(2)), F(1, 50)) == F(5, 2)
+    assert _finer_by(Bracket(F(100), F(101)), F(1, 50)) == 2

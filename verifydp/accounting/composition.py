@@ -42,6 +42,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import flint
 import numpy as np
@@ -498,8 +500,36 @@ class _Step:
     testable: bool = True    # False: a bound only (`Symmetrised`), no test, lower end 0
 
 
+_MEMO: dict[tuple[AnyPair, Grid], tuple[_Step, _Step]] | None = None
+
+
+@contextmanager
+def memo_cells() -> Iterator[None]:
+    """Within the block, `_steps` is memoised per (pair, grid) — both frozen, and the
+    vectors are never mutated (every power copies them) — so an audit that composes one
+    pair for T releases, for one release, for its curves and for its lower end on one
+    lattice certifies the cells once. Scoped, not global: nothing outlives the block."""
+    global _MEMO
+    outer = _MEMO
+    _MEMO = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _MEMO = outer
+
+
 def _steps(pair: AnyPair, grid: Grid) -> tuple[_Step, _Step]:
-    """Both directions (P‖Q and Q‖P) from one set of certified cells (or atoms)."""
+    """Both directions (P‖Q and Q‖P) from one set of certified cells (or atoms); memoised
+    inside `memo_cells`."""
+    if _MEMO is None:
+        return _steps_of(pair, grid)
+    key = (pair, grid)
+    if key not in _MEMO:
+        _MEMO[key] = _steps_of(pair, grid)
+    return _MEMO[key]
+
+
+def _steps_of(pair: AnyPair, grid: Grid) -> tuple[_Step, _Step]:
     h = grid.h
     ha = ball(h)
     if isinstance(pair, Revealed):
@@ -1450,6 +1480,8 @@ def _power_fft(base: _Vec, k: int, side: str, target: float, h: float) -> _Vec |
     lam = _tilt_for(v, target / (k * h) - base.off)
     if lam <= 0:  # ε below the bulk (a large δ): the untilted balls are sharp there; at
         return None  # q = 1/10 the tilted window's ends sent δ's upper end to 1
+    if not lam < 700:  # ε far above every lattice point: no tilt a float can carry
+        return None
     R = float(math.exp(lam))
     if not (math.isfinite(R) and R > 0):
         return None

@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import comb
 from typing import Any
@@ -54,7 +54,12 @@ from verifydp.accounting import (
 )
 from verifydp.accounting.atoms import discrete_gaussian_sf
 from verifydp.accounting.chained import chained_upper
-from verifydp.accounting.composition import AnyPair, realised_lower
+from verifydp.accounting.composition import (
+    AnyPair,
+    _composed_spread,
+    memo_cells,
+    realised_lower,
+)
 from verifydp.accounting.dominating import (
     COPY_KINDS,
     KERNELS,
@@ -105,11 +110,11 @@ def _max(fns: list[DeltaFn]) -> DeltaFn:
     return delta
 
 
-def _plain(d: Dominating, steps: int, grid: Grid) -> DeltaFn:
+def _plain(d: Dominating, steps: int, grid: Grid, target: float | None = None) -> DeltaFn:
     """δ(ε) of one realisable pair composed T times, with a truncated law's tail (laws.py):
     δ ≤ δ₀ + Tτ and δ ≥ δ₀ − Tτ(1 + e^ε). When the dominating pair is not itself realisable
     (randomized response under substitution), the lower end is `d.lower`'s, which is."""
-    c = composed(d.upper_pair, steps, grid)
+    c = composed(d.upper_pair, steps, grid, target=target)
     # the lower end: the realisable pair (`d.lower`, else `d.pair` when the upper end composes
     # another pair: proofs/deployment_pairs.md#orientation), its buckets alone
     real_pair = d.lower if d.lower is not None else (d.pair if d.upper is not None else None)
@@ -143,7 +148,8 @@ _MAX_REVEALED_STEPS = 5000
 _BREAKS = 8
 
 
-def _revealed(d: Dominating, steps: int, grid: Grid, budget: Fraction) -> DeltaFn:
+def _revealed(d: Dominating, steps: int, grid: Grid, budget: Fraction,
+              target: float | None = None) -> DeltaFn:
     """Clusters: the draws of the record's cluster J ~ Bin(T, a) are revealed (a common
     label, the same law under both datasets), so δ ≤ Σ_j Pr(J = j) δ_{P^j‖Q^j}; δ_j is
     non-decreasing in j (drop coordinates: post-processing), so j is rounded up to a few
@@ -174,11 +180,11 @@ def _revealed(d: Dominating, steps: int, grid: Grid, budget: Fraction) -> DeltaF
     prev = 0
     for i, j in enumerate(breaks):
         nxt = breaks[i + 1] if i + 1 < len(breaks) else steps + 1
-        up = _j_fold(d.upper_pair, j, grid)
+        up = _j_fold(d.upper_pair, j, grid, target)
         parts.append((sum(pmf[prev + 1:j + 1], Fraction(0)), sum(pmf[j:nxt], Fraction(0)),
                       up))
         if eta is not None:
-            shown_parts.append(up if d.upper is None else _j_fold(d.pair, j, grid))
+            shown_parts.append(up if d.upper is None else _j_fold(d.pair, j, grid, target))
         prev = j
     low = _lower_end(d.lower, steps, grid)
 
@@ -213,14 +219,15 @@ def _shifted(pair: Pair | FinitePair) -> tuple[Fraction, Fraction] | None:
     return far[0]
 
 
-def _j_fold(pair: AnyPair, j: int, grid: Grid) -> Composed | GaussianShift:
+def _j_fold(pair: AnyPair, j: int, grid: Grid, target: float | None = None
+            ) -> Composed | GaussianShift:
     """The j-fold pair of a revealed cluster: the two-point Gaussian pair in closed form (a
     whole displaced cluster moves the output by many noise units: a lattice over that loss
     range would be huge), every other pair by the certified accountant."""
     sh = _shifted(pair)
     if sh is not None and sh[0] == 1 and isinstance(pair, Pair) and pair.kernel == "gauss":
         return gaussian_shift(sh[1], pair.scale, j)
-    return composed(pair, j, grid)
+    return composed(pair, j, grid, target=target)
 
 
 _COUNT_TEST_SHIFT = 4  # noise units: beyond, a realised added pair is bounded by a test
@@ -450,11 +457,15 @@ def candidates(spec: AuditSpec) -> tuple[Dominating, ...]:
 
 def _delta_fn(cands: tuple[Dominating, ...], steps: int, resample: bool, grid: Grid,
               kernel_of: Callable[[Dominating], tuple[Fraction, Fraction, str]],
-              budget: Fraction = Fraction(1, 2**64)) -> DeltaFn:
-    """`budget`: mass of a revealed cluster's many-draw tail that may count as δ = 1."""
+              budget: Fraction = Fraction(1, 2**64), target: float | None = None) -> DeltaFn:
+    """`budget`: mass of a revealed cluster's many-draw tail that may count as δ = 1.
+    `target`: the ε (floats) near which δ will be read: the T-fold upper vectors are then
+    composed by float FFT tilted there (`accounting.composed(target=…)`; certified at every
+    ε, tightest near it). One sample for all releases reads the bare pair at transformed
+    arguments, so it takes no target."""
     if resample:
-        return _max([_revealed(d, steps, grid, budget) if d.reveal is not None else
-                     _plain(d, steps, grid) for d in cands])
+        return _max([_revealed(d, steps, grid, budget, target) if d.reveal is not None else
+                     _plain(d, steps, grid, target) for d in cands])
     bases = []
     for d in cands:
         shift, noise, kernel = kernel_of(d)
@@ -465,7 +476,14 @@ def _delta_fn(cands: tuple[Dominating, ...], steps: int, resample: bool, grid: G
 
 def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = None,
                      curves: bool = True) -> Deployment:
-    """The deployment part of `verifydp audit` (module docstring)."""
+    """The deployment part of `verifydp audit` (module docstring). One pair on one lattice
+    has its cells certified once for every composition here (`memo_cells`)."""
+    with memo_cells():
+        return _audit_deployment(spec, progress, curves)
+
+
+def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
+                      curves: bool) -> Deployment:
     t0 = time.perf_counter()
     mech, comp = spec.mechanism, spec.composition
     if mech is None:
@@ -514,27 +532,35 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
     # Laplace tails are heavy: mass beyond z scales goes to +∞, e^{-12}/2 per step at the
     # default z = 12 would floor δ near 1e-5; at z = 60 it is below 1e-26
     z = 60 if mech.kind == "laplace" else Grid().z
-    # few releases: the lattice error (O(h²) a release) stays small on a coarser lattice, and
-    # the work (cells ∝ 1/h) drops; refinement below narrows it when needed
-    h0 = Fraction(1, 1000) if comp.steps >= 1000 else Fraction(1, 250)
-    grid = Grid(h0, z)
+    shuffle = spec.kind == "shuffle"
+    grid = Grid(_first_h(cands, comp.steps, chain), z)
     fn: DeltaFn
     # a tail counted as δ = 1 widens a bracket of ε(δ) by little if it is far below δ
     budget = comp.delta * comp.rtol / 64 if comp.delta is not None else Fraction(1, 2**64)
-    shuffle = spec.kind == "shuffle"
 
-    def build(steps: int, g: Grid) -> DeltaFn:
+    def build(steps: int, g: Grid, target: float | None = None) -> DeltaFn:
         if shuffle:
             return shuffle_delta(spec, steps, g)
-        if chain:
+        if chain:  # read at every split ε₁ ∈ [0, ε]: no one ε to tilt to
             return chained_delta(cands[0], steps, g)
-        return _delta_fn(cands, steps, comp.resample, g, kernel_of, budget)
+        return _delta_fn(cands, steps, comp.resample, g, kernel_of, budget, target)
 
     last: Bracket | None = None
+    # δ at the file's ε, or ε(δ) near the last lattice's bracket: the FFT's tilt (certified
+    # at every ε; the first lattice of an ε(δ) composes in balls, no ε known yet)
+    target = float(comp.epsilon) if comp.epsilon is not None else None
     for refinement in range(_MAX_REFINE + 1):
         step(f"composing {comp.steps} releases (lattice step {grid.h})")
-        fn = build(comp.steps, grid)
-        result = answer(fn)
+        fn = build(comp.steps, grid, target)
+        try:
+            result = answer(fn)
+        except ArithmeticError as exc:
+            # a lattice too coarse for the loss (its windows sent ≥ δ to +∞): a finer one;
+            # any other inconsistency is a bug and is raised
+            if "cannot resolve" not in str(exc) or refinement == _MAX_REFINE:
+                raise
+            grid = replace(grid, h=grid.h * 2 / 5)
+            continue
         if result.hi == 0 or result.width <= comp.rtol * result.hi or refinement == _MAX_REFINE:
             break
         if shuffle or chain:  # the gap is between two arguments, not the lattice's
@@ -542,11 +568,14 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
         if last is not None and result.width > last.width * 2 / 3:
             break  # the gap is not the lattice's (revealed clusters): refining cannot close it
         last = result
-        grid = Grid(grid.h / 2, grid.z, grid.window_sd, grid.negligible_bits)
+        if comp.delta is not None:
+            target = float(result.lo + result.hi) / 2
+        grid = replace(grid, h=grid.h / _finer_by(result, comp.rtol))
     step("one release")
     # randomized response: a few atoms whose largest loss is where ε(δ) of one release sits,
     # split to the lattice points around it (an O(h) gap there); a finer lattice is cheap
-    one_h = Fraction(1, 10**4) if mech.kind == "randomized-response" else Fraction(1, 250)
+    # (otherwise the last lattice when it is coarser: its cells are certified already)
+    one_h = Fraction(1, 10**4) if mech.kind == "randomized-response" else max(_ONE_H, grid.h)
     one = answer(chained_delta(cands[0], 1, Grid(one_h, z)) if chain else
                  _delta_fn(cands, 1, comp.resample, Grid(one_h, z), kernel_of, budget))
     curve_d: list[tuple[Fraction, Bracket]] = []
@@ -558,14 +587,18 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
         curve_d = [(e * top, fn(e * top)) for e in _CURVE_EPS if e * top > 0]
         step("steps curve")
         # a coarser lattice for the plotted points: certified, only the bands are wider
-        coarse = Grid(max(grid.h, Fraction(1, 500)), z)
+        # (the one-release lattice's: its cells are certified already)
+        coarse = Grid(max(grid.h, _ONE_H), z)
         ts = sorted({max(1, comp.steps // k) for k in (16, 4)} - {comp.steps})
-        curve_t = [(t, answer(build(t, coarse), _CURVE_TOL, result.hi))
+        curve_t = [(t, answer(build(t, coarse, float(comp.epsilon) if comp.epsilon else None),
+                              _CURVE_TOL, result.hi))
                    for t in ts] + [(comp.steps, result)]
     quantity = "epsilon" if comp.delta is not None else "delta"
     at = comp.delta if comp.delta is not None else comp.epsilon
     assert at is not None
     target = _target(spec, quantity, at, result)
+    if spec.accountant is not None:
+        step(f"your accountant ({spec.accountant.name})")
     acct = _accountant(spec, quantity, at, result) if spec.accountant is not None else None
     pairs, note = tuple(d.why for d in cands), ""
     if spec.reading:
@@ -604,6 +637,42 @@ def audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None = N
         described,
         comp.steps, comp.resample, quantity, at, pairs, result, one,
         target, acct, tuple(curve_d), tuple(curve_t), time.perf_counter() - t0, grid.h, note)
+
+
+_ONE_H = Fraction(1, 250)   # the one-release lattice (at most)
+_COARSE_H = Fraction(1, 100)  # the first lattice of a few releases, and of a chained bracket
+_LADDER = (Fraction(1, 250), Fraction(1, 500), Fraction(1, 1000))
+_H_PER_SD = 4               # lattice points per standard deviation of one release's loss
+
+
+def _first_h(cands: tuple[Dominating, ...], steps: int, chain: bool) -> Fraction:
+    """The first lattice. Few releases: the lattice error (O(h²) a release) stays small on a
+    coarse lattice, and the work (cells ∝ 1/h) drops; a gap that is not the lattice's (a
+    revealed cluster, aligned shifts) shows as a width that refining does not shrink, found
+    at the price of one finer lattice. Many: the coarsest of `_LADDER` with
+    `_H_PER_SD` points per standard deviation of one release's loss (a lattice much coarser
+    than the loss itself loses the composed bulk to the windows' ends: Poisson q = 1/234,
+    σ = 1.1 at h = 1/100 sends more than δ to +∞), the finest when the spread is not known
+    (atoms, revealed mixtures). A chained bracket (substitution with copies) is not refined
+    (its gap is the two arguments'), so the coarsest lattice that resolves it. Floats choose;
+    every lattice is certified, and refinement narrows a bracket wider than rtol."""
+    if chain or steps < 1000:
+        return _COARSE_H
+    sds = [_composed_spread(d.upper_pair, 1) for d in cands]
+    if any(sd is None for sd in sds):
+        return _LADDER[-1]
+    sd = min(sds)  # type: ignore[type-var]
+    return next((h for h in _LADDER if h * _H_PER_SD <= sd), _LADDER[-1])
+
+
+def _finer_by(b: Bracket, rtol: Fraction) -> Fraction:
+    """The refinement factor after a bracket wider than rtol: what the O(h²) law predicts
+    to reach half of rtol, between 2 and 5/2: a wide bracket may not be the lattice's at all
+    (the next level tells), and a bigger step would pay for a lattice it cannot use (floats
+    choose; any lattice is certified)."""
+    width = float(b.width / b.hi) if b.hi else 1.0
+    factor = min(max(math.sqrt(width / (float(rtol) / 2)), 2.0), 2.5)
+    return Fraction(factor).limit_denominator(16)
 
 
 def _target(spec: AuditSpec, quantity: str, at: Fraction, result: Bracket) -> str:
