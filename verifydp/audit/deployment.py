@@ -74,7 +74,7 @@ from verifydp.accounting.twopoint import GaussianShift, gaussian_shift
 from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
 from verifydp.exact.arb import ball, kernel_cdf, rational
 from verifydp.exact.interval import Bracket
-from verifydp.exact.numtext import decimal_string
+from verifydp.exact.numtext import decimal_string, readable
 from verifydp.population import Relation
 
 __all__ = ["AccountantResult", "Deployment", "audit_deployment", "number_json", "shuffle_delta"]
@@ -415,7 +415,7 @@ class Deployment:
                f"{'a new sample per release' if self.resample else 'one sample for all releases'}"]
         if self.note:
             out.append(f"{self.note} (relative width {self.relative_width:.3g})")
-        out += [f"dominating pair: {p}" for p in self.pairs]
+        out += [f"dominating pair: {readable(p)}" for p in self.pairs]  # JSON keeps the rationals
         if self.accountant is not None:
             a = self.accountant
             val = "not run" if a.value is None else f"{a.value:.6g}"
