@@ -194,7 +194,12 @@ def test_judge_fa_cell() -> None:
 # ---------------------------------------------------------------- peer: dp-accounting
 
 
-def _peer_delta(pair: MixturePair, k: int, eps: float, pessimistic: bool) -> float:
+def _peer_delta(pair: MixturePair, k: int, eps: float, pessimistic: bool,
+                memo: dict[float, float] | None = None) -> float:
+    """dp-accounting's δ(ε) of the k-fold pair from its loss CDF. create_from_cdf asks for
+    each value up to three times, and the optimistic and pessimistic estimates walk the same
+    values: `memo` (shared by both calls) evaluates the CDF once per value — the very same
+    floats, at a sixth of the CPU."""
     pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     from scipy.stats import norm
 
@@ -204,7 +209,14 @@ def _peer_delta(pair: MixturePair, k: int, eps: float, pessimistic: bool) -> flo
     grid = np.linspace(-60.0, 60.0, 1 << 16)
     loss = fourier._loss_np(pair, grid)[0]  # increasing in t
 
-    def cdf(s: float) -> float:  # Pr_P[L(t) ≤ s] through the monotone inverse of L
+    memo = {} if memo is None else memo
+
+    def cdf(s: float) -> float:
+        if s not in memo:
+            memo[s] = _cdf(s)
+        return memo[s]
+
+    def _cdf(s: float) -> float:  # Pr_P[L(t) ≤ s] through the monotone inverse of L
         i = int(np.searchsorted(loss, s))
         lo, hi = grid[max(i - 1, 0)], grid[min(i, len(grid) - 1)]
         for _ in range(24):
@@ -227,8 +239,9 @@ def test_peer_pld_estimates_meet_our_bracket(scheme: str, k: int, eps: F) -> Non
     law = truncated_law(scheme, 20, b, 3)
     pair = MixturePair(law.normalised(), F(1))
     br = one_direction(pair, k, eps, SMALL)
-    opt = _peer_delta(pair, k, float(eps), False)
-    pes = _peer_delta(pair, k, float(eps), True)
+    memo: dict[float, float] = {}
+    opt = _peer_delta(pair, k, float(eps), False, memo)
+    pes = _peer_delta(pair, k, float(eps), True, memo)
     # the optimistic PLD is a lower bound of δ, the pessimistic one an upper bound (floats:
     # 10^-9 of slack); the certified bracket must meet both
     tol = 1e-9
