@@ -8,6 +8,7 @@ and must hold.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 import pytest
@@ -15,7 +16,7 @@ import sympy
 
 from verifydp.casebook import replay
 from verifydp.claims import catalogue
-from verifydp.claims.base import Budget, Verdict
+from verifydp.claims.base import Budget, ClaimResult, Verdict
 from verifydp.claims.bun import amplification as bun
 from verifydp.exact.tfunc import EPS
 from verifydp.population import Relation
@@ -47,13 +48,30 @@ EXPECTED = {
 }
 
 
+# Each claim below is checked once per test process and its result read by every test that
+# needs it: bun/lemB.1:deletion and :corrected by the verdict test and both lemB.1 tests,
+# bun/thm3.1:upper by the verdict test and the no-LP test (issue 29; they were checked three
+# and two times). Each group is one xdist_group, so `--dist loadgroup` (pyproject's addopts)
+# runs it on one worker.
+SHARED = {"bun/lemB.1:deletion": "bun-lemB.1", "bun/lemB.1:corrected": "bun-lemB.1",
+          "bun/thm3.1:upper": "bun-thm3.1"}
+
+
+@functools.cache
+def checked(claim_id: str) -> ClaimResult:
+    """The catalogue's full-budget check of a claim, once per process (read only)."""
+    return catalogue()[claim_id].check()
+
+
 def test_catalogue_covers_the_issue_claims() -> None:
     assert set(EXPECTED) <= set(catalogue())
 
 
-@pytest.mark.parametrize("claim_id", sorted(EXPECTED))
+@pytest.mark.parametrize("claim_id", [
+    pytest.param(c, marks=pytest.mark.xdist_group(SHARED[c])) if c in SHARED else c
+    for c in sorted(EXPECTED)])
 def test_printed_claim_verdict(claim_id: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    res = catalogue()[claim_id].check()
+    res = checked(claim_id)
     assert res.verdict is EXPECTED[claim_id], res.summary()
     if res.verdict is Verdict.REFUTED:
         assert res.witness is not None
@@ -155,35 +173,38 @@ def test_thm43_without_the_size_condition_still_holds_on_small_populations() -> 
     assert bun.check_thm72(Budget(), min_size=False).verdict is Verdict.HOLDS
 
 
+@pytest.mark.xdist_group("bun-thm3.1")
 def test_thm31_upper_refutation_is_confirmed_without_the_lp() -> None:
-    res = catalogue()["bun/thm3.1:upper"].check()
+    res = checked("bun/thm3.1:upper")
     concrete = res.statements[1]
     assert concrete.verdict is Verdict.REFUTED  # #x − #y + geometric noise alone violates it
 
 
+@pytest.mark.xdist_group("bun-lemB.1")
 def test_lemb1_orientation_is_where_the_printed_bound_fails() -> None:
     """Issue 14: checked on P' = P ∪ {x} only (the proof's WLOG), the deletion-model reading
     of Lemma B.1 holds; the other orientation refutes it, and the corrected bound holds on
     both. A checker narrowed back to one orientation would flip the `:deletion` verdict."""
     one = bun.check_lemb1(Budget(), Relation.ADD_REMOVE, "m", both_orientations=False)
     assert one.verdict is Verdict.HOLDS
-    both = catalogue()["bun/lemB.1:deletion"].check()
+    both = checked("bun/lemB.1:deletion")
     assert both.verdict is Verdict.REFUTED
     first = next(i for st in both.statements for i in st.instances
                  if i.verdict is Verdict.REFUTED)
     assert first.params["orientation"] == bun.ORIENT_BIG
-    corrected = catalogue()["bun/lemB.1:corrected"].check()
+    corrected = checked("bun/lemB.1:corrected")
     orients = {i.params["orientation"] for i in corrected.instances}
     assert orients == {bun.ORIENT_SMALL, bun.ORIENT_BIG}
 
 
+@pytest.mark.xdist_group("bun-lemB.1")
 def test_lemb1_issue_example_without_the_lp() -> None:
     """P = {a, x}, P' = {a}, m = m' = 1, M = #x − #a + geometric noise: (1 + t²)/2 = 5/2 at
     t = 2 against the printed 1 + (t² − 1)/3 = 2, and exactly the corrected bound."""
-    res = catalogue()["bun/lemB.1:deletion"].check()
+    res = checked("bun/lemB.1:deletion")
     concrete = res.statements[-1]
     assert concrete.verdict is Verdict.REFUTED
     at2 = next(i for i in concrete.instances if i.params["epsilon"] == "t=2")
     assert "5/2" in at2.actual and at2.claimed == "e^ε' ≤ 2"
-    corrected = catalogue()["bun/lemB.1:corrected"].check().statements[-1]
+    corrected = checked("bun/lemB.1:corrected").statements[-1]
     assert corrected.verdict is Verdict.HOLDS

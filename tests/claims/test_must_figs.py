@@ -11,6 +11,9 @@ from verifydp.claims.must import figs as mf
 from verifydp.designs.must import k_law
 from verifydp.mechanisms.profiles import gaussian_group_profile
 
+# full-budget verdicts of the catalogue's checks (the snapshot test relies on them)
+EXPECTED = {"must/fig4": Verdict.REFUTED, "must/fig5": Verdict.REFUTED}
+
 
 @pytest.fixture(scope="module")
 def fig4():
@@ -54,7 +57,7 @@ def test_delta_prime_matches_table3_cells():
 
 def test_fig4_verdicts(fig4):
     assert fig4.claim == "must/fig4"
-    assert fig4.verdict is Verdict.REFUTED
+    assert fig4.verdict is EXPECTED["must/fig4"]
     v = [s.verdict for s in fig4.statements]
     assert v == [Verdict.INCONCLUSIVE, Verdict.REFUTED, Verdict.HOLDS, Verdict.HOLDS,
                  Verdict.HOLDS, Verdict.HOLDS, Verdict.HOLDS, Verdict.HOLDS]
@@ -101,7 +104,7 @@ def test_fig4_reversed_ordering_caught():
 
 def test_fig5_verdicts(fig5):
     assert fig5.claim == "must/fig5"
-    assert fig5.verdict is Verdict.REFUTED
+    assert fig5.verdict is EXPECTED["must/fig5"]
     v = [s.verdict for s in fig5.statements]
     assert v == [Verdict.HOLDS, Verdict.REFUTED, Verdict.HOLDS, Verdict.REFUTED,
                  Verdict.REFUTED, Verdict.HOLDS]

@@ -25,7 +25,13 @@ from tests.claims import (
     test_claims_bun_general,
     test_ebadi,
     test_hu,
+    test_kifer_claims,
+    test_must_alg1,
+    test_must_figs,
     test_must_pa,
+    test_must_pair,
+    test_must_profiles,
+    test_must_tables,
 )
 from verifydp.claims import catalogue
 from verifydp.cli.main import main
@@ -34,7 +40,8 @@ SNAPSHOT = Path(__file__).with_name("verdicts.json")
 COMMITTED: dict[str, str] = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
 FAMILIES = {m.__name__: m.EXPECTED for m in (  # type: ignore[attr-defined]
     test_bun_lemmas, test_claims_bun, test_claims_bun_cluster, test_claims_bun_general,
-    test_ebadi, test_hu, test_must_pa)}
+    test_ebadi, test_hu, test_kifer_claims, test_must_alg1, test_must_figs, test_must_pa,
+    test_must_pair, test_must_profiles, test_must_tables)}
 ASSERTED = {cid for expected in FAMILIES.values() for cid in expected}
 UPDATE = bool(os.environ.get("VERIFYDP_UPDATE_SNAPSHOT"))
 
