@@ -26,6 +26,12 @@ Everything below is a rigorous enclosure; floats only choose where to cut.
    vectors are cut to a window: upper vectors move mass below it up to its bottom and mass
    above it to +∞; bucket vectors keep the mass they drop as a separate total (`out`), which
    a subtracted term counts as if it were in the tail and a positive term leaves out.
+   With a target ε (`composed(…, target=…)`, as `compose(…, rtol=…)` uses), the upper
+   vectors and δ_{P‖Q}'s bucket vectors are composed by float FFT with a certified bound on
+   its round-off instead, tilted to where ε is decided (`_power_fft`); the bucket powers
+   stay floats with that bound and only the chosen threshold's sums become balls
+   (`_fft_tails`), and where the bound costs the lower end more than a set share the balls
+   are used after all (`Composed._fft_lower`).
 5. **Both directions.** δ(ε) of the pair is max(δ_{P‖Q}, δ_{Q‖P}). The reverse direction's
    upper bound has the same cells with P and Q swapped and the loss negated. Its lower bound
    needs no vectors of its own: the events {T ≤ τ} of the same composed buckets give
@@ -876,10 +882,15 @@ class Composed:
     step_of: tuple[_Step, ...]          # per direction
     upper: tuple[_Vec | None, ...]      # per direction: the composed connect-the-dots vector
     target: float | None = None         # the ε the FFT composition is tilted to (`composed`)
+    fft_lower: float = 1e-3             # with a target, the bucket vectors by FFT too where
+                                        # that loses at most this share (`_fft_lower`); 0: never
     _lower_vecs: dict[int, tuple[_Vec, _Vec]] = field(default_factory=dict, repr=False)
     _lower_tails: dict[int, _Tails] = field(default_factory=dict, repr=False)
     _float_vecs: dict[int, _FloatUpper] = field(default_factory=dict, repr=False)
     _suffixes: dict[int, _Suffix] = field(default_factory=dict, repr=False)
+    # the FFT lower end's loss against its float estimate, when tried (`_fft_lower`): it
+    # is the composition's cancellation, not the lattice's, so `_refine_delta` reads it
+    _fft_loss: list[float] = field(default_factory=list, repr=False)
 
     def _lower(self, d: int, eps: Fraction) -> Fraction:
         """Direction d's certified lower bound from the forward direction's composed bucket
@@ -889,24 +900,60 @@ class Composed:
             return Fraction(0)  # a bound only (`Symmetrised`): no realisable test
         if d not in self._lower_tails:
             h = float(self.grid.h)
-            if self.target is not None and _FFT_LOWER:
-                # one-sided vectors per direction, tilted to the threshold at ±ε: δ_{P‖Q}
-                # needs P̃ from below and Q̃ from above on {T ≥ τ}, δ_{Q‖P} the reverse on
-                # {T ≤ τ} (`_power_fft`'s sides)
-                st, t = self.step_of[0], self.target
-                sides = (("low", "up"), ("down", "low"))[d]
-                vecs = (_power_tilted(st, "low_p", self.steps, self.grid, h, sides[0],
-                                      t if d == 0 else -t),
-                        _power_tilted(st, "low_q", self.steps, self.grid, h, sides[1],
-                                      t if d == 0 else -t))
-                self._lower_tails[d] = _tails(*vecs, reverse=d == 1)
-                return _lower(self._lower_tails[d], eps)
+            if self.target is not None and self.fft_lower > 0 and d == 0 and self.steps > 1:
+                got = self._fft_lower()
+                if got is not None:
+                    self._lower_tails[d] = got
+                    return _lower(got, eps)
             if 0 not in self._lower_vecs:
                 self._lower_vecs[0] = (
                     _power(self.step_of[0], "low_p", self.steps, self.grid, h),
                     _power(self.step_of[0], "low_q", self.steps, self.grid, h))
             self._lower_tails[d] = _tails(*self._lower_vecs[0], reverse=d == 1)
         return _lower(self._lower_tails[d], eps)
+
+    def _fft_lower(self) -> _FftTails | None:
+        """δ_{P‖Q}'s test tails from the bucket vectors composed by the tilted FFT
+        (`_fft_tails`), or None where the balls are better: where the FFT's certified
+        lower end at the target falls more than the share `fft_lower` below its own float
+        estimate (a tiny δ from a large cancellation, q = 1/1000, σ = 1, k = 10^4: the
+        round-off bound, relative to the tails, is amplified by P̃(T ≥ τ)/δ). Floats
+        decide only which certified bound is used."""
+        st, t = self.step_of[0], self.target
+        assert t is not None
+        # the bucket vectors sit at the cells' lower ends, so the composed buckets'
+        # likelihood ratio reaches e^ε about k·(mean − bucket mean) below ε: the test's
+        # threshold is there, and so is the tilt (floats choose it)
+        shift = self.steps * ((st.mean_p - st.bucket_mean_p)
+                              + (st.mean_q - st.bucket_mean_q)) / 2
+        h = float(self.grid.h)
+        negligible = flint.arb(2) ** -self.grid.negligible_bits
+        outs = []
+        for key, side in (("low_p", "low"), ("low_q", "up")):
+            base = _window(_Vec(list(getattr(st, key)), st.off), -(10**9), 10**9,
+                           side == "up", negligible)
+            f = _fft_core(base, self.steps, side, t - shift, h)
+            if f is None:
+                return None
+            outs.append(f)
+        tails = _fft_tails(*outs)
+        ee = math.exp(t) * (1 + 2.0**-50)
+        with np.errstate(all="ignore"):
+            vals = np.nan_to_num(tails.ps - ee * tails.qs, nan=-np.inf)
+        best = int(np.argmax(vals))
+        # the float estimate from the windows' midpoints where P's entries are resolved (no
+        # round-off bound; below its slack the untilted noise would be amplified)
+        p_mid = np.where(outs[0].vals > outs[0].slack, outs[0].vals, 0.0)
+        est = _fft_tails(replace(outs[0], vals=p_mid, slack=0.0), replace(outs[1], err=0.0))
+        with np.errstate(all="ignore"):
+            estimate = float(np.max(np.nan_to_num(est.ps - ee * est.qs, nan=-np.inf)))
+        if not estimate > 0:
+            return None
+        loss = 1 - vals[best] / estimate
+        self._fft_loss.append(loss)
+        if not (vals[best] > 0 and loss <= self.fft_lower):
+            return None
+        return tails
 
     def delta_lower(self, epsilon: Fraction) -> Fraction:
         """The certified lower end of δ(ε) (the larger order's) from the bucket vectors
@@ -1152,9 +1199,10 @@ def _lower(t: _Tails, eps: Fraction) -> Fraction:
     the mass it dropped; floats only choose τ."""
     ee = ball(eps).exp()
     e_hi = float(ee.upper()) * (1 + 2.0**-50)
-    vals = t.ps - e_hi * t.qs
+    with np.errstate(all="ignore"):
+        vals = np.nan_to_num(t.ps - e_hi * t.qs, nan=-np.inf)
     best = int(np.argmax(vals))
-    if vals[best] <= 0:
+    if not vals[best] > 0:
         return Fraction(0)
     p_tail, q_tail = t.sums(best)
     val = p_tail - ee * q_tail
@@ -1162,12 +1210,15 @@ def _lower(t: _Tails, eps: Fraction) -> Fraction:
 
 
 def composed(pair: AnyPair, steps: int, grid: Grid = Grid(),
-             directions: tuple[int, ...] = (0, 1), target: float | None = None) -> Composed:
+             directions: tuple[int, ...] = (0, 1), target: float | None = None,
+             fft_lower: float = 1e-3) -> Composed:
     """The certified k-fold composition of `pair` on `grid`: the upper vectors of the listed
     directions (0: P‖Q, 1: Q‖P; both by default), the bucket vectors when first needed.
     With `target` (an ε, floats), the vectors are composed by float FFT with certified
     round-off, tilted to be sharpest at that ε (`_power_fft`; ball arithmetic where its bound
-    is too coarse): certified at every ε, tightest near the target."""
+    is too coarse): certified at every ε, tightest near the target; the bucket vectors of
+    δ_{P‖Q}'s lower end too, where that loses at most the share `fft_lower` (0: never) of
+    the lower end against the FFT's float estimate (`Composed._fft_lower`)."""
     if not isinstance(steps, int) or steps < 1:
         raise ValueError("steps must be a positive integer")
     if not set(directions) <= {0, 1}:
@@ -1182,10 +1233,12 @@ def composed(pair: AnyPair, steps: int, grid: Grid = Grid(),
 
     if steps_of[0] is steps_of[1]:  # symmetric (`Symmetrised`): one vector serves both orders
         up = power(steps_of[0])
-        return Composed(pair, steps, grid, steps_of, (up, up), target=target)
+        return Composed(pair, steps, grid, steps_of, (up, up), target=target,
+                        fft_lower=fft_lower)
     return Composed(pair, steps, grid, steps_of,
                     tuple(power(s) if d in directions else None
-                          for d, s in enumerate(steps_of)), target=target)
+                          for d, s in enumerate(steps_of)), target=target,
+                    fft_lower=fft_lower)
 
 
 def _test_cuts(pair: Pair, grid: Grid) -> list[float]:
@@ -1291,14 +1344,23 @@ def _refine_delta(pair: AnyPair, steps: int, eps: Fraction, grid: Grid,
     bits = min(grid.negligible_bits, _MIN_CUT_BITS)
     known: tuple[Bracket | None, ...] = (None, None)
     b = Bracket(Fraction(0), Fraction(1))
+    # the FFT lower end may lose a tenth of the width asked for; once a lattice after the
+    # probes has lost more (a tiny δ from a large cancellation, q = 1/1000, σ = 1,
+    # k = 10^4: 1 % at every fine lattice), the finer ones go straight to the balls
+    fft_lower = float(rtol) / 10
 
-    def level(g: Grid) -> tuple[Bracket, ...]:
+    def level(g: Grid, probe: bool = False) -> tuple[Bracket, ...]:
+        nonlocal fft_lower
         dirs = tuple(d for d in (0, 1) if known[d] is None or known[d].hi > b.lo)  # type: ignore[union-attr]
-        return composed(pair, steps, g, dirs, target=float(eps)).directions(eps, known)
+        c = composed(pair, steps, g, dirs, target=float(eps), fft_lower=fft_lower)
+        got = c.directions(eps, known)
+        if not probe and any(x > fft_lower for x in c._fft_loss):
+            fft_lower = 0.0
+        return got
 
     for shrink in _PROBES:
         probe_h = grid.h * _PROBE_H / shrink
-        known = level(replace(grid, h=probe_h, negligible_bits=bits))
+        known = level(replace(grid, h=probe_h, negligible_bits=bits), probe=True)
         b = _max_bracket(known)  # type: ignore[arg-type]
         if b.hi == 0 or b.hi - b.lo <= rtol * b.hi:
             return b
@@ -1391,9 +1453,6 @@ def _cut_bits(steps: int, grid: Grid, scale: float, eps: float, rtol: Fraction) 
 
 
 _FFT_MAX_N = 2**20
-_FFT_LOWER = False        # the bucket vectors by FFT too: sound, but their lower end came out
-                          # ~1 % below the balls' at q = 1/1000, σ = 1, k = 10^4 (not yet
-                          # understood), so the buckets stay in balls for now
 _FFT_TRIM = 2.0**-70      # tilted entries below this share of the largest are lumped (soundly)
 _FFT_QUALITY = 1e-6       # fall back to ball arithmetic when the round-off bound exceeds this
                           # share of the largest tilted entry
@@ -1456,7 +1515,7 @@ def _chernoff(poly: flint.arb_poly, la: np.ndarray, k: int, cut: int, above: boo
     return (poly(x) ** k) * (-(flint.arb(lam) * cut)).exp()
 
 
-def _power_fft(base: _Vec, k: int, side: str, target: float, h: float) -> _Vec | None:
+def _fft_core(base: _Vec, k: int, side: str, target: float, h: float) -> _FftOut | None:
     """The k-fold composition of a (windowed) step vector by float FFT with certified
     round-off (`fftpow`), exponentially tilted so that the composed law's bulk sits at the
     loss `target` (where δ is decided): tilting commutes with convolution, and the FFT's
@@ -1470,7 +1529,8 @@ def _power_fft(base: _Vec, k: int, side: str, target: float, h: float) -> _Vec |
     v_i ≤ K R^{−i} a_i (or ≥, ``low``) for the exact float vector a, the composed vector is
     ≤ K^k R^{−j} (a^{*k})_j, and a^{*k} is enclosed by the FFT's bound E plus the tilted mass
     outside the circular window (Chernoff, `_chernoff`). None when the bound is too coarse
-    (the caller composes in balls)."""
+    (the caller composes in balls). The window's entries stay floats here (`_FftOut`);
+    `_power_fft` turns them into balls, `_fft_tails` sums them for the test in one pass."""
     upper = side != "low"
     ends = [x.upper() if upper else x.lower() for x in base.c]
     v = np.array([max(float(x), 0.0) for x in ends])
@@ -1540,10 +1600,119 @@ def _power_fft(base: _Vec, k: int, side: str, target: float, h: float) -> _Vec |
     kk = flint.arb(K) ** k
     below = kk * _chernoff(poly, la, k, lo_i - 1, False, Ra) if lo_i > 0 else flint.arb(0)
     above = kk * _chernoff(poly, la, k, hi_i + 1, True, Ra) if hi_i < span - 1 else flint.arb(0)
-    g = kk * Ra ** (-lo_i)
+    total = sum((flint.arb(x.upper()) for x in base.c), flint.arb(0))
+    # paths with a step in `out`: (T + o)^k − T^k ≤ k·o·(T + o)^(k−1) (no cancellation)
+    t_o = flint.arb((total + base.out).upper())
+    lost = k * flint.arb(base.out.upper()) * t_o ** (k - 1)
+    return _FftOut(vals, k * base.off + lo_i, R, kk * Ra ** (-lo_i), err,
+                   (err + al) * (1 + 2.0**-50), below, above, lost)
+
+
+@dataclass(frozen=True)
+class _FftOut:
+    """A tilted FFT power in floats (`_fft_core`): the entry at lattice index off + m is at
+    most g_m·(vals_m + err) and at least g_m·(vals_m − slack), g_m = g·R^{−m} (g, R exact
+    balls' data: g a ball, R a float); the untilted mass below the window is at most
+    `below`, above it at most `above`, and the paths through a step's dropped mass (`out`)
+    at most `lost`."""
+
+    vals: np.ndarray
+    off: int
+    R: float
+    g: flint.arb
+    err: float
+    slack: float
+    below: flint.arb
+    above: flint.arb
+    lost: flint.arb
+
+
+@dataclass(frozen=True)
+class _FftTails:
+    """`_Tails` for δ_{P‖Q} from two tilted FFT powers kept in floats (`_FftOut`): P̃^k on
+    side ``low``, Q̃^k on side ``up``. Float suffix sums choose τ; the chosen τ's sums are
+    certified in one arb polynomial evaluation per vector (Horner at 1/R over the window's
+    exact float bounds), never entry by entry."""
+
+    ps: np.ndarray
+    qs: np.ndarray
+    start: int          # lattice index of ps[0]
+    p: _FftOut
+    q: _FftOut
+    p_low: np.ndarray   # exact float lower bounds of P's tilted window entries
+    q_high: np.ndarray  # exact float upper bounds of Q's
+    certified: dict[int, tuple[flint.arb, flint.arb]] = field(default_factory=dict)
+
+    def sums(self, tau: int) -> tuple[flint.arb, flint.arb]:
+        if tau not in self.certified:
+            t = self.start + tau  # the lattice index of the threshold
+            p_sum = _window_sum(self.p, self.p_low, t)
+            q_sum = _window_sum(self.q, self.q_high, t) + self.q.above + self.q.lost
+            if t <= self.q.off:
+                q_sum = q_sum + self.q.below
+            self.certified[tau] = (flint.arb(p_sum.lower()), flint.arb(q_sum.upper()))
+        return self.certified[tau]
+
+
+def _window_sum(f: _FftOut, bounds: np.ndarray, t: int) -> flint.arb:
+    """Σ_{m ≥ t − off} g·R^{−m}·bounds_m over the window (a ball: rigorous Horner)."""
+    m0 = max(t - f.off, 0)
+    if m0 >= len(bounds):
+        return flint.arb(0)
+    r_inv = 1 / flint.arb(f.R)
+    poly = flint.arb_poly(bounds[m0:].tolist())
+    return f.g * r_inv ** m0 * poly(r_inv)
+
+
+def _fft_tails(p: _FftOut, q: _FftOut) -> _FftTails:
+    """The test's tails for δ_{P‖Q} from P̃^k (side ``low``) and Q̃^k (side ``up``)."""
+    # exact float bounds of the tilted entries: rounded outward by one ulp (nextafter)
+    p_low = np.maximum(np.nextafter(p.vals - p.slack, -np.inf), 0.0)
+    q_high = np.nextafter(q.vals + q.err, np.inf)
+    start = min(p.off, q.off)
+    end = max(p.off + len(p.vals), q.off + len(q.vals))
+    lr = math.log(p.R), math.log(q.R)
+    lg = (_log_ball(p.g), _log_ball(q.g))
+
+    def log_suffix(f: _FftOut, b: np.ndarray, lrf: float, lgf: float) -> np.ndarray:
+        out = np.full(end - start + 1, -np.inf)
+        lv = lgf - lrf * np.arange(len(b)) + np.log(b)
+        acc = np.logaddexp.accumulate(lv[::-1])[::-1]
+        out[f.off - start:f.off - start + len(b)] = acc
+        # below the window, the suffix is the whole window's
+        out[:f.off - start] = acc[0] if len(acc) else -np.inf
+        return out
+
+    with np.errstate(all="ignore"):  # floats only choose τ: a nan is never chosen
+        lps = log_suffix(p, p_low, lr[0], lg[0])[:-1]
+        lqs = np.logaddexp(log_suffix(q, q_high, lr[1], lg[1])[:-1],
+                           _log_ball(q.above + q.lost))
+        ps, qs = np.exp(lps), np.exp(lqs)
+    return _FftTails(ps, qs, start, p, q, p_low, q_high)
+
+
+def _log_ball(x: flint.arb) -> float:
+    """log of a ball's midpoint in floats (−∞ at 0): only to choose τ."""
+    m = x.mid()
+    if not m > 0:
+        return -math.inf
+    man, exp = m.man_exp()
+    return math.log(int(man)) + int(exp) * math.log(2)
+
+
+def _power_fft(base: _Vec, k: int, side: str, target: float, h: float) -> _Vec | None:
+    """`_fft_core` with the window's entries as balls (a `_Vec`), the masses outside it
+    moved as `side` says (`_fft_core`)."""
+    f = _fft_core(base, k, side, target, h)
+    if f is None:
+        return None
+    upper = side != "low"
+    Ra = flint.arb(f.R)
+    g = f.g
+    err, slack, below, above, lost = f.err, f.slack, f.below, f.above, f.lost
+    vals = f.vals
     r_inv = 1 / Ra
     out_c: list[flint.arb] = []
-    slack = (err + al) * (1 + 2.0**-50)
     for x in vals.tolist():
         if upper:
             out_c.append(g * flint.arb(x + err) * (1 + 2.0**-52))
@@ -1552,10 +1721,6 @@ def _power_fft(base: _Vec, k: int, side: str, target: float, h: float) -> _Vec |
         g = g * r_inv
     if upper:
         out_c = [flint.arb(x.upper()) for x in out_c]
-    total = sum((flint.arb(x.upper()) for x in base.c), flint.arb(0))
-    # paths with a step in `out`: (T + o)^k − T^k ≤ k·o·(T + o)^(k−1) (no cancellation)
-    t_o = flint.arb((total + base.out).upper())
-    lost = k * flint.arb(base.out.upper()) * t_o ** (k - 1)
     out = flint.arb(0)
     if side == "up":
         out_c[0] = out_c[0] + below
@@ -1563,7 +1728,7 @@ def _power_fft(base: _Vec, k: int, side: str, target: float, h: float) -> _Vec |
     elif side == "down":
         out_c[-1] = out_c[-1] + above
         out = lost + below
-    return _Vec(out_c, k * base.off + lo_i, flint.arb(out.upper()) if upper else out)
+    return _Vec(out_c, f.off, flint.arb(out.upper()) if upper else out)
 
 
 def _power_tilted(step: _Step, key: str, k: int, grid: Grid, h: float, side: str,
