@@ -506,7 +506,7 @@ class _Step:
     testable: bool = True    # False: a bound only (`Symmetrised`), no test, lower end 0
 
 
-_MEMO: dict[tuple[AnyPair, Grid], tuple[_Step, _Step]] | None = None
+_MEMO: dict[tuple[AnyPair, Grid], _Both] | None = None
 
 
 @contextmanager
@@ -524,7 +524,34 @@ def memo_cells() -> Iterator[None]:
         _MEMO = outer
 
 
-def _steps(pair: AnyPair, grid: Grid) -> tuple[_Step, _Step]:
+class _Both:
+    """Both directions' step vectors, (P‖Q, Q‖P), indexable like a pair; the reverse one is
+    built when first asked for: `compose(rtol=…)`'s fine lattices usually need only P‖Q
+    (the reverse order's certified upper end from a coarser lattice already lies below δ's
+    lower end), and building a direction is a Python loop over every cell."""
+
+    def __init__(self, fwd: _Step, rev: Callable[[], _Step], symmetric: bool = False) -> None:
+        self._fwd, self._rev, self._made = fwd, rev, None
+        self.symmetric = symmetric  # one vector serves both orders (`Symmetrised`)
+
+    def __getitem__(self, d: int) -> _Step:
+        if d in (0, -2):
+            return self._fwd
+        if d not in (1, -1):
+            raise IndexError(d)
+        if self._made is None:
+            self._made = self._rev()
+        return self._made
+
+    def __len__(self) -> int:
+        return 2
+
+    def __iter__(self) -> Iterator[_Step]:
+        yield self[0]
+        yield self[1]
+
+
+def _steps(pair: AnyPair, grid: Grid) -> _Both:
     """Both directions (P‖Q and Q‖P) from one set of certified cells (or atoms); memoised
     inside `memo_cells`."""
     if _MEMO is None:
@@ -535,15 +562,16 @@ def _steps(pair: AnyPair, grid: Grid) -> tuple[_Step, _Step]:
     return _MEMO[key]
 
 
-def _steps_of(pair: AnyPair, grid: Grid) -> tuple[_Step, _Step]:
+def _steps_of(pair: AnyPair, grid: Grid) -> _Both:
     h = grid.h
     ha = ball(h)
     if isinstance(pair, Revealed):
         per = [(w, _steps(b, grid)) for w, b in pair.branches]
-        return (_mixed([(w, s[0]) for w, s in per]), _mixed([(w, s[1]) for w, s in per]))
+        return _Both(_mixed([(w, s[0]) for w, s in per]),
+                     lambda: _mixed([(w, s[1]) for w, s in per]))
     if isinstance(pair, Symmetrised):
         sym = _symmetric_step(*_steps(pair.inner, grid), ha)
-        return sym, sym
+        return _Both(sym, lambda: sym, symmetric=True)
     if isinstance(pair, FinitePair) or pair.kernel in _DISCRETE:
         return _atom_steps(pair, grid, ha)
     cuts = _cut_points(pair, grid)
@@ -561,7 +589,7 @@ def _steps_of(pair: AnyPair, grid: Grid) -> tuple[_Step, _Step]:
                  (idx_lo[0], idx_hi[0]), (idx_lo[-1], idx_hi[-1]), ha)
 
 
-def _atom_steps(pair: Pair | FinitePair, grid: Grid, ha: flint.arb) -> tuple[_Step, _Step]:
+def _atom_steps(pair: Pair | FinitePair, grid: Grid, ha: flint.arb) -> _Both:
     """Atoms as cells (`verifydp.accounting.atoms`): atom x's loss L lies in the lattice cell
     [floor(L/h), ceil(L/h)]; the truncated tail below the first atom has loss at most the
     first atom's (monotone loss), so it is rounded up to the first atom's upper end, and the
@@ -584,16 +612,17 @@ def _atom_steps(pair: Pair | FinitePair, grid: Grid, ha: flint.arb) -> tuple[_St
 def _both(pm: list[flint.arb], qm: list[flint.arb], p_below: flint.arb, p_above: flint.arb,
           q_below: flint.arb, q_above: flint.arb, cell_lo: list[int], cell_hi: list[int],
           below: tuple[int, int], above: tuple[int, int], ha: flint.arb,
-          ) -> tuple[_Step, _Step]:
+          ) -> _Both:
     """The two directions of cells with lattice ends [cell_lo[i], cell_hi[i]] in increasing
     loss order, the mass below the first cell with its loss in `below` (or −∞), the mass
     above the last with its loss at least `above[0]` (or +∞)."""
     fwd = _direction(pm, qm, p_below, p_above, q_below, q_above, cell_lo, cell_hi, below, ha)
-    # reverse: P and Q swap, the loss is negated, the axis runs the other way
-    rev = _direction(qm[::-1], pm[::-1], q_above, q_below, p_above, p_below,
-                     [-i for i in cell_hi[::-1]], [-i for i in cell_lo[::-1]],
-                     (-above[1], -above[0]), ha)
-    return fwd, rev
+
+    def rev() -> _Step:  # P and Q swap, the loss is negated, the axis runs the other way
+        return _direction(qm[::-1], pm[::-1], q_above, q_below, p_above, p_below,
+                          [-i for i in cell_hi[::-1]], [-i for i in cell_lo[::-1]],
+                          (-above[1], -above[0]), ha)
+    return _Both(fwd, rev)
 
 
 def _profile(step: _Step, top: int, em: flint.arb, ep1: flint.arb) -> list[flint.arb]:
@@ -879,7 +908,7 @@ class Composed:
     pair: AnyPair
     steps: int
     grid: Grid
-    step_of: tuple[_Step, ...]          # per direction
+    step_of: _Both                      # per direction (the reverse built when asked for)
     upper: tuple[_Vec | None, ...]      # per direction: the composed connect-the-dots vector
     target: float | None = None         # the ε the FFT composition is tilted to (`composed`)
     fft_lower: float = 1e-3             # with a target, the bucket vectors by FFT too where
@@ -1231,13 +1260,13 @@ def composed(pair: AnyPair, steps: int, grid: Grid = Grid(),
             return _power(s, "upper", steps, grid, h)
         return _power_tilted(s, "upper", steps, grid, h, "up", target)
 
-    if steps_of[0] is steps_of[1]:  # symmetric (`Symmetrised`): one vector serves both orders
+    if steps_of.symmetric:  # `Symmetrised`: one vector serves both orders
         up = power(steps_of[0])
         return Composed(pair, steps, grid, steps_of, (up, up), target=target,
                         fft_lower=fft_lower)
     return Composed(pair, steps, grid, steps_of,
-                    tuple(power(s) if d in directions else None
-                          for d, s in enumerate(steps_of)), target=target,
+                    tuple(power(steps_of[d]) if d in directions else None for d in (0, 1)),
+                    target=target,
                     fft_lower=fft_lower)
 
 
@@ -1276,8 +1305,8 @@ def realised_lower(realised: Pair, steps: int, grid: Grid = Grid()
     loss = np.clip(np.nan_to_num(loss, nan=0.0), finite.min(), finite.max())
     score = [int(v) for v in np.rint(loss / h)]
     cells, first, last = score[:-2], score[-2], score[-1]
-    fwd, _ = _both(pm, qm, p_below, p_above, q_below, q_above, cells, cells,
-                   (first, first), (last, last), ball(grid.h))
+    fwd = _both(pm, qm, p_below, p_above, q_below, q_above, cells, cells,
+                (first, first), (last, last), ball(grid.h))[0]
     lp = _power(fwd, "low_p", steps, grid, h)
     lq = _power(fwd, "low_q", steps, grid, h)
     tails = (_tails(lp, lq, reverse=False), _tails(lp, lq, reverse=True))
