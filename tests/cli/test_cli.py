@@ -86,6 +86,7 @@ def test_malformed_witness_file(capsys, tmp_path) -> None:  # type: ignore[no-un
     assert code == 2 and err.count("\n") == 1
 
 
+@pytest.mark.slow  # every file; each witness kind replays in the suite (tests/witness/test_tamper.py)
 def test_committed_counterexamples_replay(capsys) -> None:  # type: ignore[no-untyped-def]
     """Every committed witness replays as confirmed. The files tests/witness/test_tamper.py
     replays untampered (its control, the same assertion and stricter) are not replayed twice

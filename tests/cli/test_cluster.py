@@ -68,6 +68,8 @@ def _ran_on(cluster, fn: str) -> int:
     return 0 if tp is None else tp.state_counts.get("memory", 0)
 
 
+# slow (issue 29): a real LocalCluster; the executor's slicing and usage errors stay in the suite
+@pytest.mark.slow
 def test_check_on_a_cluster_equals_local_processes(cluster, tmp_path, capsys):
     local = _json(["check", *CHECK, "--workers", "2", "--witness-dir", str(tmp_path / "l")],
                   capsys)
@@ -84,6 +86,7 @@ def test_check_on_a_cluster_equals_local_processes(cluster, tmp_path, capsys):
     assert all(replay(Path(r["witness"])).confirmed for r in refuted)
 
 
+@pytest.mark.slow
 def test_check_finds_the_scheduler_in_the_environment(cluster, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv(SCHEDULER_ENV, cluster.scheduler_address)
     before = _ran_on(cluster, "_check_one")
@@ -92,6 +95,7 @@ def test_check_finds_the_scheduler_in_the_environment(cluster, tmp_path, capsys,
     assert _ran_on(cluster, "_check_one") - before == 1
 
 
+@pytest.mark.slow
 def test_hunt_on_its_own_local_cluster_equals_local_processes(tmp_path, capsys):
     """No --scheduler: the hunt starts (and closes) a LocalCluster of --workers processes."""
     runs = {}
