@@ -1,7 +1,6 @@
 """The lower end from bucket vectors composed by the tilted FFT (`Composed._fft_lower`,
 `_fft_tails`): below the exact δ of a Gaussian composition (closed form), within a small
-share of the ball arithmetic's lower end, and refused (balls instead) when its share of loss
-is above the one allowed."""
+share of the ball arithmetic's lower end; with fft_lower = 0 the balls' lower end."""
 
 from __future__ import annotations
 
@@ -40,7 +39,7 @@ def test_fft_lower_end_on_a_subsampled_pair_and_its_refusal() -> None:
     assert isinstance(c._lower_tails[0], _FftTails) and c._fft_loss
     balls = composed(pair, 300, grid, (0,))._lower(0, F(1))
     assert abs(lo - balls) <= F(1, 1000) * balls <= lo + balls
-    # no loss allowed at all: the balls' lower end, the same as without a target
-    strict = composed(pair, 300, grid, (0,), target=1.0, fft_lower=1e-300)
+    # fft_lower = 0: the balls' lower end, the same as without a target
+    strict = composed(pair, 300, grid, (0,), target=1.0, fft_lower=0.0)
     assert strict._lower(0, F(1)) == balls
     assert isinstance(strict._lower_tails[0], _Tails)
