@@ -374,7 +374,7 @@ def _kernel_values(pair: Pair, c: Fraction, cuts: list[float]) -> list[tuple[fli
 
 
 _TAYLOR_DEG = 8        # erfc's Taylor polynomial per block of cuts (`_gauss_values`)
-_TAYLOR_SPREAD = 0.05  # a block's half-width R in z keeps 2·max(z, 1/2)·R at most this
+_TAYLOR_SPREAD = 0.1   # blocks keep 2·max(z, 1)·R at most half this (`_gauss_values`)
 
 
 def _gauss_values(ca: flint.arb, cf: float, sa: flint.arb,
@@ -389,16 +389,18 @@ def _gauss_values(ca: flint.arb, cf: float, sa: flint.arb,
     erfc^{(d+1)}(ξ)/(d+1)! for every ξ in the ball z_b ± R (the same series at that ball).
     The polynomial is evaluated in ball arithmetic at all of a block's offsets at once
     (flint's Horner) and the remainder added as a ball. erfc(z + t) ≈ erfc(z)e^{−2zt} makes
-    b_{d+1}R^{d+1} about (2zR)^{d+1}/(d+1)! of the value: with 2·max(z, 1/2)·R ≤ 1/20 and
-    d = 8 (flint's series stop at 10 terms, ctx.cap, which stays as it is), under 10⁻¹⁷."""
+    b_{d+1}R^{d+1} about (2zR)^{d+1}/(d+1)! of the value: with 2·max(z, 1)·R ≤ 1/20 and
+    d = 8 (flint's series stop at 10 terms, ctx.cap, which stays as it is), under 10⁻¹⁴
+    of it (as tight as one erfc per cut, whose radii are ~5·10⁻¹⁴ of the value). Floats
+    only form the blocks: the remainder is bounded from the block's actual offsets."""
     k = 1 / (sa * _SQRT2_BALL)
     n = len(cuts)
     out: list[tuple[flint.arb, bool]] = []
     xs = np.asarray(cuts, dtype=float)
     right = xs > cf
     zf = np.abs(xs - cf) * float(k.mid())  # floats: only to form the blocks
-    # block ids: Δ(max(z, 1/2)·z) = spread/2 per block keeps 2·max(z, 1/2)·R ≤ spread/2
-    ids = np.floor(np.maximum(zf, 0.5) * zf / (_TAYLOR_SPREAD / 2)).astype(np.int64)
+    # block ids: Δ(max(z, 1)·z) = spread/2 per block keeps 2·max(z, 1)·R ≤ spread/2
+    ids = np.floor(np.maximum(zf, 1.0) * zf / (_TAYLOR_SPREAD / 2)).astype(np.int64)
     key = ids * 2 + right
     bounds = np.concatenate(([0], np.flatnonzero(np.diff(key)) + 1, [n])).tolist()
     xa = [flint.arb(x) for x in cuts]  # exact: floats are dyadic
