@@ -45,11 +45,10 @@ returns a `Bracket` of ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ}, by bisection on c
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import flint
 import numpy as np

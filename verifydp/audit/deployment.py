@@ -56,7 +56,7 @@ from verifydp.accounting.atoms import discrete_gaussian_sf
 from verifydp.accounting.chained import chained_upper
 from verifydp.accounting.composition import (
     AnyPair,
-    _composed_spread,
+    composed_spread,
     memo_cells,
     realised_lower,
 )
@@ -658,7 +658,7 @@ def _first_h(cands: tuple[Dominating, ...], steps: int, chain: bool) -> Fraction
     every lattice is certified, and refinement narrows a bracket wider than rtol."""
     if chain or steps < 1000:
         return _COARSE_H
-    sds = [_composed_spread(d.upper_pair, 1) for d in cands]
+    sds = [composed_spread(d.upper_pair, 1) for d in cands]
     if any(sd is None for sd in sds):
         return _LADDER[-1]
     sd = min(sds)  # type: ignore[type-var]
