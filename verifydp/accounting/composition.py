@@ -1435,7 +1435,7 @@ def _refine_delta(pair: AnyPair, steps: int, eps: Fraction, grid: Grid,
     with the earlier ones, and a direction whose certified upper end lies below the best
     certified lower end of δ is not composed again: δ = max of the two orders cannot be it."""
     caller_bits = grid.negligible_bits
-    spread = _composed_spread(pair, steps)
+    spread = composed_spread(pair, steps)
     if spread is not None and spread / _SPREAD_STEPS < grid.h:
         # a loss so small that the default lattice cannot see it (Laplace b = 20, q = 1/100)
         grid = replace(grid, h=Fraction(spread / _SPREAD_STEPS).limit_denominator(10**9))
@@ -1500,7 +1500,7 @@ _PROBE_ORDER = 1.75    # the order of the width in h between the probe and the f
 _SPREAD_STEPS = 100    # the caller's lattice has at least this many steps per composed sd
 
 
-def _composed_spread(pair: AnyPair, steps: int) -> float | None:
+def composed_spread(pair: AnyPair, steps: int) -> float | None:
     """The k-fold privacy loss's standard deviation under P, in floats (√k times one step's),
     from a fine float grid; None for pairs on atoms and revealed mixtures. Only chooses a
     lattice."""
