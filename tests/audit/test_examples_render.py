@@ -36,11 +36,12 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))
 # example → (overrides by "section.key", why the example is lightened)
 LIGHTER: dict[str, tuple[dict[str, Any], str]] = {
     "deploy_business_pps.toml": (
-        {"composition.steps": 1, "composition.rtol": 0.5, "audit.eps_grid": [4]},
-        "20 s in full (9 s at one release): thinned-record pairs per size class"),
+        {"composition.rtol": 0.5, "audit.eps_grid": [4]},
+        "5 s in full (2026-11-27): all 12 releases, a coarser tolerance and one grid ε"),
     "deploy_dpsgd_with_replacement.toml": (
-        {"composition.steps": 1, "composition.rtol": 0.5, "audit.eps_grid": [4]},
-        "70 s and more in full: the chained upper end; one release takes 6 s, 100 take 100 s"),
+        {"composition.rtol": 0.5, "audit.eps_grid": [4]},
+        "7 s in full (2026-11-27): all 10 000 steps of the chained upper end, a coarser "
+        "tolerance and one grid ε"),
     "deploy_register_systematic.toml": (
         {"composition.steps": 2, "composition.rtol": 0.5, "audit.eps_grid": [4],
          "audit.instance_size": 10},
