@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import contextlib
+import gc
 import io
 import json
 import math
@@ -214,15 +215,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("verifydp: the current directory no longer exists (cd to one that does)",
               file=sys.stderr)
         return EXIT_USAGE
+    stopped: tuple[str, int] | None = None
     try:
         with _terminate_as_interrupt():
             return _main(argv)
     except Terminated:  # between the handler's install and _main's own handling
-        print("verifydp: terminated", file=sys.stderr)
-        return 143
+        stopped = ("verifydp: terminated", 143)
     except KeyboardInterrupt:
-        print("verifydp: interrupted", file=sys.stderr)
-        return 130
+        stopped = ("verifydp: interrupted", 130)
+    # outside the handler, so the interrupt's traceback is gone: the finalisers of objects it
+    # cut short have run (z3's Context.__del__ printed "'Context' object has no attribute
+    # 'owner'" after our line when Ctrl-C landed in its __init__), and ours is the last line
+    gc.collect()
+    assert stopped is not None
+    print(stopped[0], file=sys.stderr)
+    return stopped[1]
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
