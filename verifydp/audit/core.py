@@ -501,7 +501,6 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
     # solved too, so the single release leads with ε' at full size (issue 27)
     full_ratio = (full_size_answer(spec, plan=plan, quantity="ratio")
                   if full_size.quantity == "delta" and spec.base.delta == 0 else None)
-    t_lo, t_hi = coarse_bracket(eps)
     main: ExactPoint | None = None
     points: list[ExactPoint] = []
     notes: list[str] = []  # the full-size answer is the report's own table (issue 27)
@@ -530,34 +529,32 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
             notes.append(f"{what}: not solved ({type(exc).__name__}: {exc})")
             return None
 
-    scen = inst.scenarios
+    def scaled(solve: Callable[..., Any], what: str, x: Fraction, why: str = "") -> Any:
+        """`solve` (ratio at ε = x, or δ' at ε' = x) on the scaled instance, at the rigorous
+        bracket of e^x, so the point is at the user's value."""
+        lo, hi = coarse_bracket(x)
+        return attempt(f"{what} on the scaled instance{why}",
+                       lambda: solve(inst.scenarios, laws, spec, lo, hi, float(x), x))
+
+    out_of_reach = " (out of reach at full size)"
     if spec.base.delta == 0:  # the base ε on the instance: the witness and the cross-check
-        main = attempt(f"exact worst case at ε = {decimal_text(eps)} on the scaled instance",
-                       lambda: _solve_ratio(scen, laws, spec, t_lo, t_hi, float(eps), eps))
+        main = scaled(_solve_ratio, f"exact worst case at ε = {decimal_text(eps)}", eps)
         if main is not None:  # points[0] is the base ε
             points.append(main)
             for fp in full_grid[1:]:
-                if fp.solved:
-                    continue
-                # solved at the rigorous bracket of e^ε, so the point is at the user's ε
-                e = fp.eps
-                lo_e, hi_e = coarse_bracket(e)
-                pt = attempt(f"exact worst case at ε = {decimal_text(e)} on the scaled "
-                             "instance (out of reach at full size)",
-                             lambda lo_e=lo_e, hi_e=hi_e, e=e: _solve_ratio(
-                                 scen, laws, spec, lo_e, hi_e, float(e), e))
-                if pt is not None:
-                    points.append(pt)
+                if not fp.solved:
+                    pt = scaled(_solve_ratio, f"exact worst case at ε = {decimal_text(fp.eps)}",
+                                fp.eps, out_of_reach)
+                    if pt is not None:
+                        points.append(pt)
     base_hockey = target_hockey = None
     if spec.base.delta > 0 and spec.target.epsilon != eps:  # the effect: δ'(ε) against δ
         full_grid.append(FullSizePoint(
             full_size_answer(_at_eps_prime(spec, eps), plan=plan, quantity="delta"),
             eps, eps, False, spec.base.delta))
     if spec.base.delta > 0:
-        base_hockey = attempt(f"exact δ'(ε') at ε' = ε = {decimal_text(eps)} on the scaled "
-                              "instance",
-                              lambda: _solve_hockey(scen, laws, spec, t_lo, t_hi, float(eps),
-                                                    eps))
+        base_hockey = scaled(_solve_hockey, f"exact δ'(ε') at ε' = ε = {decimal_text(eps)}",
+                             eps)
     if want_hockey:
         target = spec.target.epsilon
         at_target = (FullSizePoint(full_size, eps, target, True, spec.base.delta)
@@ -568,10 +565,8 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
         # the instance's δ' at the target: the witness and the instance's verdict of an
         # (ε', δ') target, and the answer there when full size is out of reach
         if spec.target.delta > 0 or spec.base.delta > 0 or not at_target.solved:
-            tt_lo, tt_hi = coarse_bracket(target)
-            target_hockey = attempt(
-                f"exact δ'(ε') at ε' = {decimal_text(target)} on the scaled instance",
-                lambda: _solve_hockey(scen, laws, spec, tt_lo, tt_hi, float(target), target))
+            target_hockey = scaled(_solve_hockey, f"exact δ'(ε') at ε' = {decimal_text(target)}",
+                                   target)
         for ep in _eps_primes(spec, full_grid, main) if grid else []:
             step(f"exact δ'(ε') at full size, ε' = {decimal_text(ep)}")
             fp = FullSizePoint(full_size_answer(_at_eps_prime(spec, ep), plan=plan,
@@ -579,11 +574,8 @@ def audit(design: AuditSpec | str | Path | dict[str, Any], progress: Progress | 
             full_grid.append(fp)
             if fp.solved:
                 continue
-            lo_p, hi_p = coarse_bracket(ep)
-            hp = attempt(f"exact δ'(ε') at ε' = {decimal_text(ep)} on the scaled instance "
-                         "(out of reach at full size)",
-                         lambda lo_p=lo_p, hi_p=hi_p, ep=ep: _solve_hockey(
-                             scen, laws, spec, lo_p, hi_p, float(ep), ep))
+            hp = scaled(_solve_hockey, f"exact δ'(ε') at ε' = {decimal_text(ep)}", ep,
+                        out_of_reach)
             if hp is not None:
                 hockey_pts.append(hp)
     hockey_pts += [h for h in (base_hockey, target_hockey) if h is not None]

@@ -80,10 +80,6 @@ def lipschitz_closure(region: Region, f: list[flint.fmpq], t: flint.fmpq) -> lis
     return g
 
 
-def ratio_edges_ok(region: Region, f: Sequence[Fraction], t: Fraction) -> bool:
-    return all(f[i] <= t * f[j] and f[j] <= t * f[i] for i, j in region.edges)
-
-
 def two_sided_ok(region: Region, f: Sequence[Fraction], t: Fraction, delta: Fraction) -> bool:
     """Every DP constraint of the binary mechanism f on every edge, both orientations."""
     return _two_sided_ok(region, _q(f), fmpq_of(t), fmpq_of(delta))
