@@ -58,6 +58,7 @@ _INV_SQRT_2PI = bracket(1 / sympy.sqrt(2 * sympy.pi), prec_bits=_PREC)
 # to which results are finally rounded outward (as before).
 _OUT_BITS = 2 * _PREC
 _W = _OUT_BITS + 64
+_GUARD = _W - _OUT_BITS  # guard bits below the output grid, at every grid `ncdf` is asked for
 # erfc_mpf's grid: its precision plus 128 bits, so values down to Φ(−10) ≈ 2^-77 (below,
 # ncdf keeps relative accuracy) still carry `prec` significant bits
 ERFC_MARGIN_BITS = 128
@@ -145,8 +146,6 @@ def _fix_to_bracket(lo: int, hi: int, clamp: bool, bits: int = _OUT_BITS) -> Bra
         lo, hi = max(lo, 0), min(hi, 1 << bits)
     return Bracket(Fraction(lo, 1 << bits), Fraction(hi, 1 << bits))
 
-
-_GUARD = _W - _OUT_BITS  # guard bits below the output grid
 
 
 @functools.lru_cache(maxsize=8192)
