@@ -1035,7 +1035,7 @@ class Composed:
         # the float estimate from the windows' midpoints where P's entries are resolved (no
         # round-off bound; below its slack the untilted noise would be amplified)
         p_mid = np.where(outs[0].vals > outs[0].slack, outs[0].vals, 0.0)
-        est = _fft_tails(replace(outs[0], vals=p_mid, slack=0.0), replace(outs[1], err=0.0))
+        est = _fft_tails(replace(outs[0], vals=p_mid), outs[1], exact=True)
         with np.errstate(all="ignore"):
             estimate = float(np.max(np.nan_to_num(est.ps - ee * est.qs, nan=-np.inf)))
         if not estimate > 0:
@@ -1703,7 +1703,7 @@ def _fft_core(base: _Vec, k: int, side: str, target: float, h: float) -> _FftOut
     t_o = flint.arb((total + base.out).upper())
     lost = k * flint.arb(base.out.upper()) * t_o ** (k - 1)
     return _FftOut(vals, k * base.off + lo_i, R, kk * Ra ** (-lo_i), err,
-                   (err + al) * (1 + 2.0**-50), below, above, lost)
+                   (err + al) * (1 + 2.0**-50), below, above, lost, al)
 
 
 @dataclass(frozen=True)
@@ -1712,7 +1712,15 @@ class _FftOut:
     most g_m·(vals_m + err) and at least g_m·(vals_m − slack), g_m = g·R^{−m} (g, R exact
     balls' data: g a ball, R a float); the untilted mass below the window is at most
     `below`, above it at most `above`, and the paths through a step's dropped mass (`out`)
-    at most `lost`."""
+    at most `lost`.
+
+    Sums of many entries have a sharper bound than entry by entry (`_fft_tails`): `err`
+    bounds the ℓ₂ norm of the float round-off vector (`fftpow`), and the aliased mass (the
+    composed law's tilted mass outside the circular window, folded onto it: non-negative)
+    is at most `alias` in all, so for weights w ≥ 0 on window entries S,
+    Σ_S w_m·exact_m ≥ Σ_S w_m·vals_m − err·‖w_S‖₂ − max_S w_m·alias (side ``low``) and
+    Σ_S w_m·exact_m ≤ Σ_S w_m·vals_m + err·‖w_S‖₂ (sides ``up``/``down``: the alias only
+    adds mass), with exact_m the tilted composed entry."""
 
     vals: np.ndarray
     off: int
@@ -1723,6 +1731,7 @@ class _FftOut:
     below: flint.arb
     above: flint.arb
     lost: flint.arb
+    alias: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -1730,63 +1739,88 @@ class _FftTails:
     """`_Tails` for δ_{P‖Q} from two tilted FFT powers kept in floats (`_FftOut`): P̃^k on
     side ``low``, Q̃^k on side ``up``. Float suffix sums choose τ; the chosen τ's sums are
     certified in one arb polynomial evaluation per vector (Horner at 1/R over the window's
-    exact float bounds), never entry by entry."""
+    float entries, exact as balls), never entry by entry, with the round-off bounded for the
+    sum as a whole (`_window_sum`)."""
 
     ps: np.ndarray
     qs: np.ndarray
     start: int          # lattice index of ps[0]
     p: _FftOut
     q: _FftOut
-    p_low: np.ndarray   # exact float lower bounds of P's tilted window entries
-    q_high: np.ndarray  # exact float upper bounds of Q's
     certified: dict[int, tuple[flint.arb, flint.arb]] = field(default_factory=dict)
 
     def sums(self, tau: int) -> tuple[flint.arb, flint.arb]:
         if tau not in self.certified:
             t = self.start + tau  # the lattice index of the threshold
-            p_sum = _window_sum(self.p, self.p_low, t)
-            q_sum = _window_sum(self.q, self.q_high, t) + self.q.above + self.q.lost
+            p_sum = _window_sum(self.p, t, lower=True)
+            q_sum = _window_sum(self.q, t, lower=False) + self.q.above + self.q.lost
             if t <= self.q.off:
                 q_sum = q_sum + self.q.below
-            self.certified[tau] = (flint.arb(p_sum.lower()), flint.arb(q_sum.upper()))
+            lo = p_sum.lower()
+            self.certified[tau] = (flint.arb(lo if lo > 0 else 0), flint.arb(q_sum.upper()))
         return self.certified[tau]
 
 
-def _window_sum(f: _FftOut, bounds: np.ndarray, t: int) -> flint.arb:
-    """Σ_{m ≥ t − off} g·R^{−m}·bounds_m over the window (a ball: rigorous Horner)."""
+def _window_sum(f: _FftOut, t: int, lower: bool) -> flint.arb:
+    """A certified bound of the untilted composed mass at lattice indices ≥ t inside the
+    window: from below (`lower`, side ``low``) or above. With r = 1/R, m0 = t − off and the
+    window's entries m0 … M (n of them), the weights are w_m = g·r^m ≥ 0, so by
+    Cauchy–Schwarz the round-off moves the sum by at most err·‖w‖₂ =
+    err·g·r^{m0}·√(Σ_{i<n} r^{2i}) (`err` bounds the ℓ₂ norm of the round-off vector,
+    `fftpow`: Higham 2002, Thm 24.2, applied to the whole vector), and the aliased mass, non-
+    negative and at most `alias` in all, by at most g·r^{m0}·alias, from above only (so
+    only the lower bound subtracts it). The geometric sum is min(n, (1 − r^{2n})/(1 − r²)),
+    in arb. The float entries are exact balls, so the Horner sum Σ vals_{m0+i}·r^i is a
+    rigorous ball; an entry's float may be negative (round-off), which the bound covers."""
     m0 = max(t - f.off, 0)
-    if m0 >= len(bounds):
+    n = len(f.vals) - m0
+    if n <= 0:
         return flint.arb(0)
-    r_inv = 1 / flint.arb(f.R)
-    poly = flint.arb_poly(bounds[m0:].tolist())
-    return f.g * r_inv ** m0 * poly(r_inv)
+    r = 1 / flint.arb(f.R)
+    r2 = r * r
+    den = 1 - r2
+    geo = flint.arb(n)
+    if den > 0:
+        g2 = (1 - r2 ** n) / den
+        if g2.upper() < n:
+            geo = flint.arb(g2.upper())
+    pad = flint.arb(f.err) * geo.sqrt()
+    if lower:
+        pad = pad + flint.arb(f.alias)
+    poly = flint.arb_poly(f.vals[m0:].tolist())
+    s = poly(r) - pad if lower else poly(r) + pad
+    return f.g * r ** m0 * s
 
 
-def _fft_tails(p: _FftOut, q: _FftOut) -> _FftTails:
-    """The test's tails for δ_{P‖Q} from P̃^k (side ``low``) and Q̃^k (side ``up``)."""
-    # exact float bounds of the tilted entries: rounded outward by one ulp (nextafter)
-    p_low = np.maximum(np.nextafter(p.vals - p.slack, -np.inf), 0.0)
-    q_high = np.nextafter(q.vals + q.err, np.inf)
+def _fft_tails(p: _FftOut, q: _FftOut, exact: bool = False) -> _FftTails:
+    """The test's tails for δ_{P‖Q} from P̃^k (side ``low``) and Q̃^k (side ``up``); the
+    float suffix sums (which choose τ) net of the round-off terms of `_window_sum`, or
+    without them (`exact`: the FFT's float estimate)."""
     start = min(p.off, q.off)
     end = max(p.off + len(p.vals), q.off + len(q.vals))
-    lr = math.log(p.R), math.log(q.R)
-    lg = (_log_ball(p.g), _log_ball(q.g))
 
-    def log_suffix(f: _FftOut, b: np.ndarray, lrf: float, lgf: float) -> np.ndarray:
-        out = np.full(end - start + 1, -np.inf)
-        lv = lgf - lrf * np.arange(len(b)) + np.log(b)
-        acc = np.logaddexp.accumulate(lv[::-1])[::-1]
-        out[f.off - start:f.off - start + len(b)] = acc
-        # below the window, the suffix is the whole window's
-        out[:f.off - start] = acc[0] if len(acc) else -np.inf
+    def suffix(f: _FftOut, sign: float) -> np.ndarray:
+        """Float Σ_{m ≥ t − off} g·R^{−m}·vals_m (± the round-off term) for every t."""
+        lr, lg = math.log(f.R), _log_ball(f.g)
+        n = len(f.vals)
+        m = np.arange(n)
+        lv = lg - lr * m + np.log(np.maximum(f.vals, 0.0))
+        acc = np.exp(np.logaddexp.accumulate(lv[::-1])[::-1])
+        if not exact:
+            r2 = -np.expm1(-2 * lr) if lr > 0 else 0.0
+            count = (n - m).astype(float)
+            geo = np.minimum(count, -np.expm1(-2 * lr * count) / r2) if r2 > 0 else count
+            pad = f.err * np.sqrt(geo) + (f.alias if sign < 0 else 0.0)
+            acc = acc + sign * np.exp(lg - lr * m + np.log(pad))
+        out = np.zeros(end - start + 1)
+        out[f.off - start:f.off - start + n] = acc
+        out[:f.off - start] = acc[0] if n else 0.0  # below the window: the whole window's
         return out
 
     with np.errstate(all="ignore"):  # floats only choose τ: a nan is never chosen
-        lps = log_suffix(p, p_low, lr[0], lg[0])[:-1]
-        lqs = np.logaddexp(log_suffix(q, q_high, lr[1], lg[1])[:-1],
-                           _log_ball(q.above + q.lost))
-        ps, qs = np.exp(lps), np.exp(lqs)
-    return _FftTails(ps, qs, start, p, q, p_low, q_high)
+        ps = np.maximum(suffix(p, -1.0)[:-1], 0.0)
+        qs = suffix(q, 1.0)[:-1] + math.exp(_log_ball(q.above + q.lost))
+    return _FftTails(ps, qs, start, p, q)
 
 
 def _log_ball(x: flint.arb) -> float:
