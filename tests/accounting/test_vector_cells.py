@@ -1,0 +1,173 @@
+"""The Gaussian cells in numpy intervals (`composition._gauss_steps` and its parts): outward
+rounding, exp, log, erfc's Taylor models, cell masses, losses and the step vectors enclose
+the exact values (mpmath at 40 digits, or the arb path), and mutants (no outward rounding,
+no Taylor remainder, no out-of-reach shares) are caught."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import flint
+import mpmath
+import numpy as np
+import pytest
+
+from verifydp.accounting import composition as C
+
+
+def _mp(x: float) -> mpmath.mpf:
+    return mpmath.mpf(float(x))
+
+
+def _encloses(lo: np.ndarray, hi: np.ndarray, exact: list[mpmath.mpf]) -> bool:
+    return all(_mp(a) <= e <= _mp(b) for a, b, e in zip(lo, hi, exact, strict=True))
+
+
+def test_outward_rounding_reaches_the_neighbouring_floats() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(20000) * 10.0 ** rng.integers(-320, 300, 20000)
+    x = np.concatenate((x, [0.0, 5e-324, -5e-324, 1.0, -1.0, 2.0, 0.5, 2.2250738585072014e-308,
+                            np.nextafter(2.0, 0.0), -np.nextafter(2.0, 0.0)]))
+    assert np.all(C._rup(x) >= np.nextafter(x, np.inf))
+    assert np.all(C._rdn(x) <= np.nextafter(x, -np.inf))
+    assert np.all(C._rup(x) <= np.nextafter(np.nextafter(np.nextafter(x, np.inf), np.inf), np.inf))
+
+
+def test_exp_and_log_enclose_the_exact_values() -> None:
+    rng = np.random.default_rng(1)
+    y = np.concatenate((rng.uniform(-700, 700, 300), rng.uniform(-1, 1, 300),
+                        [0.0, 1e-300, -1e-300, 709.0, -745.0, np.log(2)]))
+    with mpmath.workdps(40):
+        lo, hi = C._exp_points(y)
+        assert _encloses(lo, hi, [mpmath.exp(_mp(v)) for v in y])
+        m = np.abs(y) < 700  # tight: the reduction y − n·ln2 errs by about |y|·2^-52
+        assert np.all(hi[m] - lo[m] <= lo[m] * (np.abs(y[m]) + 1) * 1e-14)
+        v = np.concatenate((10.0 ** rng.uniform(-300, 300, 300), rng.uniform(0.5, 2, 300),
+                            [1.0, 2.0, 0.7071067811865476, 5e-324, 1.7976931348623157e308]))
+        lo, hi = C._log_points(v)
+        assert _encloses(lo, hi, [mpmath.log(_mp(t)) for t in v])
+        assert np.all(hi - lo <= 1e-14 * np.maximum(np.abs(lo), 1e-3))
+
+
+def test_without_outward_rounding_the_enclosures_fail(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A mutant that rounds to nearest only (no outward step) leaves "enclosures" that miss
+    the exact value: the outward rounding is what makes them rigorous."""
+    monkeypatch.setattr(C, "_rup", lambda x: x)
+    monkeypatch.setattr(C, "_rdn", lambda x: x)
+    y = np.random.default_rng(2).uniform(-50, 50, 400)
+    with mpmath.workdps(40):
+        lo, hi = C._exp_points(y)
+        assert not _encloses(lo, hi, [mpmath.exp(_mp(v)) for v in y])
+
+
+@pytest.mark.parametrize("c, s", [(F(0), F(1)), (F(1), F(3, 5)), (F(-3), F(2))])
+def test_gauss_values_enclose_erfc(c: F, s: F) -> None:
+    x = np.sort(np.concatenate((np.linspace(float(c) - 11 * float(s), float(c) + 11 * float(s),
+                                            3001), [float(c)])))
+    lo, hi, right = C._gauss_values_iv(c, s, x)
+    with mpmath.workdps(40):
+        sm = mpmath.mpf(s.numerator) / s.denominator
+        cm = mpmath.mpf(c.numerator) / c.denominator
+        exact = [mpmath.erfc(abs(_mp(t) - cm) / (sm * mpmath.sqrt(2))) / 2 for t in x]
+    assert np.array_equal(right, x > float(c))
+    assert _encloses(lo, hi, exact)
+    # as tight as the balls: a few 1e-15 of the value
+    assert np.all(hi - lo <= 1e-12 * hi)
+
+
+def test_a_taylor_model_without_its_remainder_is_caught(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Degree 2 on the same blocks: with the Lagrange remainder the values are still
+    enclosed (wide); a mutant that drops the remainder misses the exact erfc."""
+    c, s = F(0), F(1)
+    x = np.linspace(-8.0, 8.0, 4001)
+    with mpmath.workdps(40):
+        exact = [mpmath.erfc(abs(_mp(t)) / mpmath.sqrt(2)) / 2 for t in x]
+    monkeypatch.setattr(C, "_IV_DEG", 2)
+    lo, hi, _ = C._gauss_values_iv(c, s, x)
+    assert _encloses(lo, hi, exact)
+    real = C._erfc_taylor
+
+    def no_remainder(z, terms):  # type: ignore[no-untyped-def]
+        out = real(z, terms)
+        if terms == C._IV_DEG + 2:  # the remainder's coefficient over the block's ball
+            out[-1] = flint.arb(0)
+        return out
+
+    monkeypatch.setattr(C, "_erfc_taylor", no_remainder)
+    lo, hi, _ = C._gauss_values_iv(c, s, x)
+    assert not _encloses(lo, hi, exact)
+
+
+def _true_cell_masses(pair: C.Pair, cuts: np.ndarray) -> list[mpmath.mpf]:
+    with mpmath.workdps(40):
+        s = mpmath.mpf(pair.scale.numerator) / pair.scale.denominator
+
+        def cdf(x: float, c: F) -> mpmath.mpf:
+            return mpmath.ncdf((_mp(x) - mpmath.mpf(c.numerator) / c.denominator) / s)
+
+        return [sum(mpmath.mpf(w.numerator) / w.denominator * (cdf(b, c) - cdf(a, c))
+                    for w, c in pair.p) for a, b in zip(cuts, cuts[1:], strict=False)]
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_cell_masses_outside_a_components_reach(drop: bool, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Two components 30 scales apart with a short reach leave cells out of reach of both:
+    their interval masses must still contain the true ones (the unknown shares); a mutant
+    without the shares is caught."""
+    pair = C.mixture_gaussian(((0, F(1, 2)), (30, F(1, 2))), F(1), substitution=True)
+    grid = C.Grid(h=F(1, 2), negligible_bits=4)
+    cuts = np.asarray(C._cut_points(pair, grid))
+    reach = C._reaches_iv(pair, cuts, grid)
+    assert any(r.j0 > 0 or r.j1 < len(cuts) - 1 for r in reach.values())
+    if drop:
+        monkeypatch.setattr(C, "_unknown_shares", lambda left, right, comps: np.zeros(len(left) - 1))
+    (lo, hi), _, _ = C._mass(pair.p, len(cuts), reach)
+    truth = _true_cell_masses(pair, cuts)
+    assert _encloses(lo, hi, truth) != drop
+
+
+@pytest.mark.parametrize("pair, h", [
+    (C.poisson_gaussian(F(1, 1000), F(1)), F(1, 700)),
+    (C.fixed_size_gaussian(F(1, 50), F(3, 5)), F(1, 300)),
+    (C.mixture_gaussian(((0, F(1, 2)), (1, F(1, 3)), (3, F(1, 6))), F(1), substitution=False),
+     F(1, 200)),
+])
+def test_interval_steps_match_the_balls(pair: C.Pair, h: F, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The interval path's step vectors against the arb path's on the same cuts: the same
+    lattice offsets, overlapping bucket masses, upper vectors within 1e-8, and δ brackets of
+    a composition that agree to 1e-8 (both certified)."""
+    grid = C.Grid(h=h)
+    vec = C._steps_of(pair, grid)
+    monkeypatch.setattr(C, "_VECTOR_CELLS", False)
+    arb = C._steps_of(pair, grid)
+    for d in (0, 1):
+        a, v = arb[d], vec[d]
+        assert a.off == v.off and len(a.upper) == len(v.upper)
+        for key in ("low_p", "low_q"):
+            assert all(x.overlaps(y) for x, y in zip(getattr(a, key), getattr(v, key), strict=True))
+        for x, y in zip(a.upper, v.upper, strict=True):
+            assert abs(float(x.upper()) - float(y.upper())) <= 1e-8 * float(x.upper()) + 1e-300
+    balls = C.composed(pair, 50, grid).delta(F(1))
+    monkeypatch.setattr(C, "_VECTOR_CELLS", True)
+    floats = C.composed(pair, 50, grid).delta(F(1))
+    assert floats.lo <= balls.hi and balls.lo <= floats.hi
+    assert abs(floats.lo - balls.lo) <= F(1, 10**8) * balls.hi
+    assert abs(floats.hi - balls.hi) <= F(1, 10**8) * balls.hi
+
+
+def test_interval_losses_enclose_the_exact_loss() -> None:
+    law = ((0, F(1, 3)), (1, F(1, 3)), (4, F(1, 3)))
+    pair = C.mixture_gaussian(law, F(1, 2), substitution=True)
+    x = np.linspace(-3.0, 3.0, 201)
+    lo, hi = C._iv_sub(C._log_density_iv(pair, pair.p, x), C._log_density_iv(pair, pair.q, x))
+    with mpmath.workdps(40):
+        s = mpmath.mpf(1) / 2
+
+        def dens(comps, t):  # type: ignore[no-untyped-def]
+            return sum(mpmath.mpf(w.numerator) / w.denominator
+                       * mpmath.exp(-((_mp(t) - mpmath.mpf(c.numerator) / c.denominator) ** 2)
+                                    / (2 * s * s)) for w, c in comps)
+
+        exact = [mpmath.log(dens(pair.p, t) / dens(pair.q, t)) for t in x]
+    assert _encloses(lo, hi, exact)
+    assert np.all(hi - lo <= 1e-12 * np.maximum(np.abs(hi), 1))
