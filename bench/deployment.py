@@ -13,7 +13,7 @@ amplification assumed above, Chua et al.'s max test below: its width is the gap 
 them), so its width is printed, not held to 5 %. The proportional-allocation and PPS
 examples miss 5 % today (their upper ends align shifts that a concrete dataset cannot all
 realise: proofs/deployment_pairs.md#resized, #pps), and so does the with-replacement example
-under substitution (a chained upper end, docs/design-files.md#copies) and the
+under substitution (the copy count revealed above, docs/design-files.md#copies) and the
 successive PPS example (a revealed draw above); the bench reports them.
 
     python bench/deployment.py

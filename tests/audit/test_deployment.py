@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from verifydp.accounting import Grid, composed, dominating_pairs, law_pair
+from verifydp.accounting.composition import Revealed
 from verifydp.accounting.forms import bernoulli
 from verifydp.audit.deployment import audit_deployment, number_json
 from verifydp.audit.flags import red_flags
@@ -177,8 +178,9 @@ def test_dominating_pair_covers_every_dataset_pair(name: str, mech: Any, kind: s
 
 
 def test_displaced_pair_fails_for_two_copies_under_substitution() -> None:
-    """Why with-replacement and MUST.OW/WW are refused under substitution: the displaced
-    pair Σ Pr(K = l) N(2lC) vs N(0) is beaten by others at −C/2 and the record −C → +C."""
+    """Why with replacement reveals the copy count under substitution and MUST.OW/WW chain
+    two links: the displaced pair Σ Pr(K = l) N(2lC) vs N(0) is beaten by others at −C/2 and
+    the record −C → +C (tests/audit/test_deployment_copies_revealed.py)."""
     sigma = F(1)
     law = ((0, F(4, 9)), (1, F(4, 9)), (2, F(1, 9)))  # Binomial(2, 1/3)
     pair = law_pair(law, F(2), sigma, "gauss", "displaced")
@@ -187,7 +189,8 @@ def test_displaced_pair_fails_for_two_copies_under_substitution() -> None:
     d1, d2 = srswr(others + (F(-1),), 2), srswr(others + (F(1),), 2)
     assert set_delta(d1, d2, sigma, "gauss", F(0)) > hi
     with pytest.raises(ValueError, match="substitution"):
-        _pairs("srswr", {"m": 2}, 3, False, sigma)
+        _pairs("must-ow", {"b": 2, "m": 2}, 3, False, sigma)
+    assert isinstance(_pairs("srswr", {"m": 2}, 3, False, sigma), Revealed)
 
 
 def test_dominating_pair_laplace_fixed_size() -> None:

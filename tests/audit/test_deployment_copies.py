@@ -1,5 +1,8 @@
-"""Designs that may draw a record twice (with replacement, MUST.OW/WW) under substitution: the
-deployment audit chains two add/remove links (`verifydp.accounting.chained`). The chain is
+"""Designs that may draw a record twice (with replacement, MUST.OW/WW) under substitution:
+two chained add/remove links (`verifydp.accounting.chained`), which the deployment audit
+uses for MUST.OW/WW (with replacement reveals the copy count instead:
+tests/audit/test_deployment_copies_revealed.py, and the audit's bracket is checked here
+against the same sum tests). The chain is
 checked against an exact two-neighbour Gaussian (and its mutant without e^{ε₁} caught),
 against every dataset pair of small populations (the oracle enumerates the samples from the
 records), and after T releases against independent sum tests on concrete dataset pairs."""
@@ -159,7 +162,7 @@ def test_composed_with_replacement_substitution_is_sound() -> None:
             assert indep > 0
             assert indep <= dep.result.hi, (eps, a, indep, dep.result)
         assert dep.result.lo <= dep.result.hi
-        assert "removal then an addition" in " ".join(dep.pairs)
+        assert "copy count l ~ K | K ≥ 1 revealed" in " ".join(dep.pairs)
 
 
 def test_chain_is_refused_where_it_is_not_derived() -> None:

@@ -40,7 +40,7 @@ LIGHTER: dict[str, tuple[dict[str, Any], str]] = {
         "5 s in full (2026-11-27): all 12 releases, a coarser tolerance and one grid ε"),
     "deploy_dpsgd_with_replacement.toml": (
         {"composition.rtol": 0.5, "audit.eps_grid": [4]},
-        "7 s in full (2026-11-27): all 10 000 steps of the chained upper end, a coarser "
+        "17 s in full (2026-11-27): all 10 000 steps of the revealed copy count, a coarser "
         "tolerance and one grid ε"),
     "deploy_register_systematic.toml": (
         {"composition.steps": 2, "composition.rtol": 0.5, "audit.eps_grid": [4],

@@ -21,9 +21,10 @@ diameter (2C, or 1), K(c) the noise kernel centred at c (docs/foundations.md#com
   substitution when K ≤ 1. Fixed-size without replacement (K ~ Bernoulli(m/N)), stratified
   fixed allocations (the worst stratum's m_h/N_h), two-stage clusters, MUST.WO; with
   replacement (Binomial(m, 1/N)) and MUST.OW/WW under add/remove only: with two or more
-  copies a substitution is not covered by this pair (the tests exhibit the dataset pair);
-  the deployment audit chains two add/remove links instead (`copies_chain`,
-  `accounting.chained`).
+  copies a substitution is not covered by this pair (the tests exhibit the dataset pair).
+  With replacement under substitution reveals the copy count given that the record is
+  drawn (`copies_revealed`); for MUST.OW/WW the deployment audit chains two add/remove
+  links (`copies_chain`, `accounting.chained`).
 
 The kernel is a parameter: ``gauss``, ``laplace`` or ``dgauss`` (the discrete Gaussian
 N_ℤ(0, σ²) of Canonne, Kamath & Steinke 2020, with integer shifts: an integer clip or a
@@ -59,6 +60,7 @@ from verifydp.accounting.forms import (
     dyadic,
     law_pair,
     moved_pair,
+    revealed,
 )
 from verifydp.accounting.laws import truncated_law
 from verifydp.accounting.orientation import oriented
@@ -71,11 +73,13 @@ from verifydp.accounting.pps import (
 )
 from verifydp.accounting.resized import coupled, resized_pairs, size_law
 
-__all__ = ["COPY_KINDS", "Dominating", "Realised", "copies_chain", "dominating_pairs",
+__all__ = ["COPY_KINDS", "Dominating", "Realised", "copies_chain", "copies_revealed",
+           "dominating_pairs",
            "inclusion", "law_pair", "moved_pair", "rr_pairs"]
 
 KERNELS = {"gaussian": "gauss", "laplace": "laplace", "discrete-gaussian": "dgauss"}
 COPY_KINDS = ("srswr", "must-ow", "must-ww")  # designs that may draw a record twice
+_MERGED = Fraction(1, 2**30)  # `copies_revealed`: label weight merged into one branch
 
 
 def _moves(sizes: Mapping[str, int], strata: Mapping[str, int]
@@ -385,11 +389,14 @@ def _pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
         # inclusion alone, rate q_mean, with the record at ±C
         low = make("swapped", bernoulli(q_mean), Fraction(0), "").pair
         return (Dominating(top.pair, top.form, top.law, top.tail, top.why, lower=low),)
+    if kind == "srswr" and not add_remove:
+        return (copies_revealed(size, params["m"], diameter, noise, kernel),)
     if kind in COPY_KINDS and not add_remove:
         # with two or more copies a substituted value moves every copy while the others'
         # draws move the centres apart: the displaced pair is beaten (others at −C/2, the
-        # record −C → +C, with replacement; tests/audit/test_deployment.py); no single pair
-        # is derived, the deployment audit chains two add/remove links (`copies_chain`)
+        # record −C → +C, with replacement; tests/audit/test_deployment.py); for MUST no
+        # single pair is derived, the deployment audit chains two add/remove links
+        # (`copies_chain`)
         raise ValueError(f"{kind} under substitution: no single dominating pair is derived "
                          f"for designs that may draw a record twice (the deployment audit "
                          f"chains two add/remove steps instead)")
@@ -403,6 +410,45 @@ def _pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
 
 
 dominating_pairs = _oriented(_pairs)
+
+
+def copies_revealed(size: int, m: int, diameter: Fraction, noise: Fraction, kernel: str
+                    ) -> Dominating:
+    """With replacement (m uniform draws from N records) under substitution: the copy count
+    revealed given that the record is drawn (proofs/deployment_pairs.md#copies-revealed).
+    With π = Pr(K ≥ 1) and w_l = Pr(K = l | K ≥ 1), both orders of every step are bounded at
+    γ ≥ 1 by the label-l mixture of the displaced pairs (1−π)K(0) + πK(l·d) against K(0),
+    l ~ w, the label drawn independently of the data and shown to both runs; the orientation
+    rule symmetrises each branch. π is rounded up to 2^-96 (every branch's profile grows with
+    its rate). The truncated law's tail τ leaves the label law a mass τ/π, counted as δ = 1 per
+    release (`tail`). The lower end is the realisable pair Σ_l Pr(K = l)K(l·d) against K(0)
+    (the others at one end of the value range, the record moved to the other end)."""
+    law = truncated_law("wr", size, None, m)
+    pi = 1 - sum((w for k, w in law.weights if k == 0), Fraction(0))  # exact: l = 0 is kept
+    rate = dyadic(pi, 96, up=True)
+    drawn = [(k, w) for k, w in law.weights if k >= 1]
+    kept = sum((w for _, w in drawn), Fraction(0))
+    # each branch costs a certified lattice of its own: the labels whose remaining weight is
+    # below _MERGED join one branch at the largest count's shift (it dominates each of them)
+    top, rest = len(drawn), Fraction(0)
+    while top > 1 and rest + drawn[top - 1][1] <= _MERGED * kept:
+        top -= 1
+        rest += drawn[top][1]
+    labels = [(w, k, f"{k} cop{'y' if k == 1 else 'ies'}") for k, w in drawn[:top]]
+    if rest:
+        labels.append((rest, drawn[-1][0], f"{drawn[top][0]}–{drawn[-1][0]} copies, at "
+                                           f"{drawn[-1][0]}"))
+    branches = tuple((w / kept, law_pair(bernoulli(rate), k * diameter, noise, kernel,
+                                         "displaced", f"srswr, {name}"))
+                     for w, k, name in labels)
+    tail = dyadic(law.tau / pi, 96, up=True) if law.tau else Fraction(0)
+    realised = law_pair(law.weights, diameter, noise, kernel, "displaced",
+                        "srswr displaced (others at one end, the record at the other)")
+    return Dominating(revealed(branches, "srswr: the copy count revealed given K ≥ 1"),
+                      "displaced", law.weights, tail,
+                      f"srswr, m = {m} with replacement: the record is drawn w.p. π = "
+                      f"1 − (1 − 1/N)^m, its copy count l ~ K | K ≥ 1 revealed (shift l·"
+                      f"{diameter}; advanced joint convexity, both orders)", lower=realised)
 
 
 def copies_chain(kind: str, params: Mapping[str, Any], size: int, mechanism: str,

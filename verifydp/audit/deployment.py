@@ -492,8 +492,11 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
         comp = CompositionSpec(1, spec.target.delta or None,
                                None if spec.target.delta else spec.target.epsilon)
     step = progress or (lambda _s: None)
-    chain = (spec.kind in COPY_KINDS and spec.protect is Relation.REPLACE
-             and mech.kind != "randomized-response")
+    # with replacement under substitution: the copy count revealed given the record is drawn
+    # (`dominating.copies_revealed`); MUST's two stages have no single pair: two chained links
+    copies = (spec.kind in COPY_KINDS and spec.protect is Relation.REPLACE
+              and mech.kind != "randomized-response")
+    chain, copies = copies and spec.kind != "srswr", copies and spec.kind == "srswr"
     try:
         if chain:
             cands = (copies_chain(spec.kind, spec.params, spec.size, mech.kind, mech.query,
@@ -533,7 +536,7 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
     # default z = 12 would floor δ near 1e-5; at z = 60 it is below 1e-26
     z = 60 if mech.kind == "laplace" else Grid().z
     shuffle = spec.kind == "shuffle"
-    grid = Grid(_first_h(cands, comp.steps, chain), z)
+    grid = Grid(_first_h(cands, comp.steps, chain, copies), z)
     fn: DeltaFn
     # a tail counted as δ = 1 widens a bracket of ε(δ) by little if it is far below δ
     budget = comp.delta * comp.rtol / 64 if comp.delta is not None else Fraction(1, 2**64)
@@ -563,7 +566,7 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
             continue
         if result.hi == 0 or result.width <= comp.rtol * result.hi or refinement == _MAX_REFINE:
             break
-        if shuffle or chain:  # the gap is between two arguments, not the lattice's
+        if shuffle or chain or copies:  # the gap is the two arguments', not the lattice's
             break
         if last is not None and result.width > last.width * 2 / 3:
             break  # the gap is not the lattice's (revealed clusters): refining cannot close it
@@ -588,7 +591,7 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
         step("steps curve")
         # a coarser lattice for the plotted points: certified, only the bands are wider
         # (the one-release lattice's: its cells are certified already)
-        coarse = Grid(max(grid.h, _ONE_H), z)
+        coarse = Grid(_COARSE_H if copies else max(grid.h, _ONE_H), z)
         ts = sorted({max(1, comp.steps // k) for k in (16, 4)} - {comp.steps})
         curve_t = [(t, answer(build(t, coarse, float(comp.epsilon) if comp.epsilon else None),
                               _CURVE_TOL, result.hi))
@@ -628,6 +631,13 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
         note = (f"{spec.kind} under substitution: the upper end chains two add/remove steps (a "
                 f"group of two neighbours), not a tight pair; the lower end is a concrete "
                 f"dataset pair, so the bracket may be wide")
+    if copies:
+        pairs = (*pairs, "lower end: the copies' pair unrevealed (the others at one end of the "
+                         "value range, the record moved to the other: every copy moves by the "
+                         "diameter)")
+        note = ("with replacement under substitution: the upper end reveals how many copies "
+                "the record has when it is drawn, which a real run does not show, so the "
+                "bracket may be wide (proofs/deployment_pairs.md#copies-revealed)")
     described = (
         f"randomized-response ε0 = {float(mech.epsilon0):g} on a binary statistic of the sample"
         if mech.kind == "randomized-response" else
@@ -645,7 +655,8 @@ _LADDER = (Fraction(1, 250), Fraction(1, 500), Fraction(1, 1000))
 _H_PER_SD = 4               # lattice points per standard deviation of one release's loss
 
 
-def _first_h(cands: tuple[Dominating, ...], steps: int, chain: bool) -> Fraction:
+def _first_h(cands: tuple[Dominating, ...], steps: int, chain: bool, copies: bool = False
+             ) -> Fraction:
     """The first lattice. Few releases: the lattice error (O(h²) a release) stays small on a
     coarse lattice, and the work (cells ∝ 1/h) drops; a gap that is not the lattice's (a
     revealed cluster, aligned shifts) shows as a width that refining does not shrink, found
@@ -654,10 +665,15 @@ def _first_h(cands: tuple[Dominating, ...], steps: int, chain: bool) -> Fraction
     than the loss itself loses the composed bulk to the windows' ends: Poisson q = 1/234,
     σ = 1.1 at h = 1/100 sends more than δ to +∞), the finest when the spread is not known
     (atoms, revealed mixtures). A chained bracket (substitution with copies) is not refined
-    (its gap is the two arguments'), so the coarsest lattice that resolves it. Floats choose;
-    every lattice is certified, and refinement narrows a bracket wider than rtol."""
+    (its gap is the two arguments'), so the coarsest lattice that resolves it; nor is a
+    revealed copy count (its gap is the label's), on the coarsest of `_LADDER` (DP-SGD with
+    replacement: its δ moves by 0.4 % from there to 1/1000, at a twelfth of the time).
+    Floats choose; every lattice is certified, and refinement narrows a bracket wider than
+    rtol."""
     if chain or steps < 1000:
         return _COARSE_H
+    if copies:
+        return _LADDER[0]
     sds = [composed_spread(d.upper_pair, 1) for d in cands]
     if any(sd is None for sd in sds):
         return _LADDER[-1]
