@@ -97,3 +97,31 @@ def test_window_sums_count_the_aliased_mass_once() -> None:
     assert _window_sum(_out(folded, r, 0.0, 0.0), m0, lower=True).lower() > true.upper()
     # an upper bound needs no alias term: folded mass only adds
     assert _window_sum(_out(folded, r, 0.0, 0.0), m0, lower=False).lower() >= true.upper()
+
+
+def test_mirrored_fft_lower_end_of_the_reverse_order() -> None:
+    """δ_{Q‖P}'s lower end from the mirrored bucket vectors by the tilted FFT: below the
+    exact δ of a Gaussian pair (both orders equal, closed form), and within 1e-3 of the
+    balls' lower end on a subsampled pair (both certified)."""
+    from fractions import Fraction as F
+
+    import mpmath
+
+    from verifydp.accounting import Grid, Pair, composed, poisson_gaussian
+    from verifydp.accounting.composition import _FftTails
+
+    k, sigma = 100, F(10)
+    pair = Pair(((F(1), F(1)),), ((F(1), F(0)),), sigma, "gauss")
+    c = composed(pair, k, Grid(h=F(1, 400)), target=1.0)
+    lo = c._lower(1, F(1))
+    assert isinstance(c._lower_tails[1], _FftTails)
+    mu = mpmath.sqrt(k) / 10
+    exact = mpmath.ncdf(-1 / mu + mu / 2) - mpmath.e * mpmath.ncdf(-1 / mu - mu / 2)
+    assert lo > 0 and mpmath.mpf(lo.numerator) / lo.denominator <= exact
+    assert mpmath.mpf(lo.numerator) / lo.denominator >= exact * (1 - mpmath.mpf(1) / 100)
+    sub, grid = poisson_gaussian(F(1, 100), F(1)), Grid(h=F(1, 300))
+    fft = composed(sub, 300, grid, target=1.0)
+    got = fft._lower(1, F(1))
+    assert isinstance(fft._lower_tails[1], _FftTails)
+    balls = composed(sub, 300, grid)._lower(1, F(1))
+    assert abs(got - balls) <= balls / 1000 and got <= fft._upper_at(1, F(1))

@@ -280,12 +280,16 @@ def _support(pair: Pair, grid: Grid) -> tuple[float, float]:
     return min(ends), max(ends)
 
 
-def _float_axis(pair: Pair, grid: Grid) -> tuple[float, float, np.ndarray, np.ndarray]:
+def _float_axis(pair: Pair, grid: Grid, points: int = 200001
+                ) -> tuple[float, float, np.ndarray, np.ndarray]:
     """The support [lo, hi], a fine float grid on it and the pair's float loss there: where
     the cut rules (`_cut_points`, `_test_cuts`) look for their cuts."""
     lo, hi = _support(pair, grid)
-    xs = np.linspace(lo, hi, 200001)
+    xs = np.linspace(lo, hi, points)
     return lo, hi, xs, _float_loss(pair, xs)
+
+
+_AXIS_PER_LATTICE = 16  # `_cut_points`' float axis: points per lattice point (20001 … 200001)
 
 
 def _cut_points(pair: Pair, grid: Grid) -> list[float]:
@@ -295,9 +299,13 @@ def _cut_points(pair: Pair, grid: Grid) -> list[float]:
     its certified loss range inside one lattice step (the thin ones carry negligible mass).
     Any choice is sound; this one makes the bounds tight."""
     s = float(pair.scale)
-    lo, hi, xs, ls = _float_axis(pair, grid)
-    ls = np.maximum.accumulate(ls)  # monotone in theory; guard float noise
     h = float(grid.h)
+    # a coarse lattice needs no 200001-point axis (the Newton steps below refine each cut)
+    lo, hi, xs, ls = _float_axis(pair, grid, 20001)
+    want = _AXIS_PER_LATTICE * (float(np.nanmax(ls)) - float(np.nanmin(ls))) / h
+    if want > len(xs):
+        lo, hi, xs, ls = _float_axis(pair, grid, int(min(want, 200000)) + 1)
+    ls = np.maximum.accumulate(ls)  # monotone in theory; guard float noise
     lattice = np.arange(math.ceil(ls[0] / h), math.floor(ls[-1] / h) + 1) * h
     eta = h * 1e-4
     targets = np.concatenate((lattice - eta, lattice + eta))
@@ -1449,8 +1457,8 @@ class Composed:
             return Fraction(0)  # a bound only (`Symmetrised`): no realisable test
         if d not in self._lower_tails:
             h = float(self.grid.h)
-            if self.target is not None and self.fft_lower > 0 and d == 0 and self.steps > 1:
-                got = self._fft_lower()
+            if self.target is not None and self.fft_lower > 0 and self.steps > 1:
+                got = self._fft_lower(d)
                 if got is not None:
                     self._lower_tails[d] = got
                     return _lower(got, eps)
@@ -1461,9 +1469,12 @@ class Composed:
             self._lower_tails[d] = _tails(*self._lower_vecs[0], reverse=d == 1)
         return _lower(self._lower_tails[d], eps)
 
-    def _fft_lower(self) -> _FftTails | None:
+    def _fft_lower(self, d: int = 0) -> _FftTails | None:
         """δ_{P‖Q}'s test tails from the bucket vectors composed by the tilted FFT
-        (`_fft_tails`), or None where the balls are better: where the FFT's certified
+        (`_fft_tails`); for d = 1 (δ_{Q‖P}) the same on the reversed axis, the events
+        {T ≤ τ} = {−T ≥ −τ}: the bucket vectors mirrored (index i ↦ −i), Q̃ the positive
+        vector and P̃ the subtracted one (module docstring, 5). None where the balls are
+        better: where the FFT's certified
         lower end at the target falls more than the share `fft_lower` (or a tenth of the
         lattice's own relative width, if larger) below its own float estimate (a tiny δ from a large cancellation, q = 1/1000, σ = 1, k = 10^4: the
         round-off bound, relative to the tails, is amplified by P̃(T ≥ τ)/δ). Floats
@@ -1472,16 +1483,21 @@ class Composed:
         assert t is not None
         # the bucket vectors sit at the cells' lower ends, so the composed buckets'
         # likelihood ratio reaches e^ε about k·(mean − bucket mean) below ε: the test's
-        # threshold is there, and so is the tilt (floats choose it)
+        # threshold is there, and so is the tilt (floats choose it); on the mirrored axis
+        # the buckets sit that much above the mirrored loss
         shift = self.steps * ((st.mean_p - st.bucket_mean_p)
                               + (st.mean_q - st.bucket_mean_q)) / 2
         h = float(self.grid.h)
         negligible = flint.arb(2) ** -self.grid.negligible_bits
         outs = []
-        for key, side in (("low_p", "low"), ("low_q", "up")):
-            base = _window(_Vec(list(getattr(st, key)), st.off), -(10**9), 10**9,
-                           side == "up", negligible)
-            f = _fft_core(base, self.steps, side, t - shift, h)
+        keys = (("low_p", "low"), ("low_q", "up")) if d == 0 else (("low_q", "low"),
+                                                                    ("low_p", "up"))
+        for key, side in keys:
+            vec = _Vec(list(getattr(st, key)), st.off)
+            if d == 1:  # mirrored: entry i at index −(off + i)
+                vec = _Vec(vec.c[::-1], -(st.off + len(vec.c) - 1))
+            base = _window(vec, -(10**9), 10**9, side == "up", negligible)
+            f = _fft_core(base, self.steps, side, t - shift if d == 0 else t + shift, h)
             if f is None:
                 return None
             outs.append(f)
@@ -1497,14 +1513,17 @@ class Composed:
         with np.errstate(all="ignore"):
             estimate = float(np.max(np.nan_to_num(est.ps - ee * est.qs, nan=-np.inf)))
         if not estimate > 0:
-            return None
+            # δ_{Q‖P}: no test certifies anything here, the balls' would not either (their
+            # float estimate is this one): the tails stand, certifying 0 at the target
+            return tails if d == 1 else None
         loss = 1 - vals[best] / estimate
-        self._fft_loss.append(loss)
+        if d == 0:  # `_refine_delta` reads δ_{P‖Q}'s
+            self._fft_loss.append(loss)
         # a coarse lattice's bracket is wide anyway: a tenth of its width may go too (its
         # upper end is certified before the lower end is needed)
         allowed = self.fft_lower
-        if self.upper[0] is not None:
-            hi = float(self._upper_at(0, Fraction(t)))
+        if self.upper[d] is not None:
+            hi = float(self._upper_at(d, Fraction(t)))
             if hi > estimate:
                 allowed = max(allowed, (hi - estimate) / hi / 10)
         if not (vals[best] > 0 and loss <= allowed):
@@ -2126,26 +2145,30 @@ def _fft_core(base: _Vec, k: int, side: str, target: float, h: float) -> _FftOut
     mu = float((wa * idx).sum())
     sd = math.sqrt(max(float((wa * (idx - mu) ** 2).sum()), 1e-12))
     span = k * (n - 1) + 1
-    # the window reaches 14 composed sds and twice one step's extremes beyond the bulk (a
-    # rare large loss of a subsampled step makes a heavy tail): floats choose it
-    w_lo = 14 * math.sqrt(k) * sd + 2 * mu + 16
-    w_hi = 14 * math.sqrt(k) * sd + 2 * (n - 1 - mu) + 16
+    # the window first reaches 7 composed sds and twice one step's extremes beyond the bulk
+    # (a rare large loss of a subsampled step makes a heavy tail), split between the two
+    # sides in that proportion, and doubles until the aliased mass (Chernoff, certified) is
+    # below the round-off bound (`fftpow.round_off_bound`, known before the FFT is run):
+    # floats choose it, the bounds decide
+    w_lo = 7 * math.sqrt(k) * sd + 2 * mu + 16
+    w_hi = 7 * math.sqrt(k) * sd + 2 * (n - 1 - mu) + 16
     size = 1 << max(1, math.ceil(math.log2(w_lo + w_hi)))
     while True:
         if size >= span:
             size = 1 << max(1, math.ceil(math.log2(span)))
             j0, alias = 0, flint.arb(0)
         else:
-            j0 = min(max(int(round(k * mu - w_lo)), 0), span - size)
+            j0 = min(max(int(round(k * mu - size * w_lo / (w_lo + w_hi))), 0), span - size)
             one = flint.arb(1)
             alias = (_chernoff(poly, la, k, j0 - 1, False, one) if j0 > 0 else flint.arb(0)) + \
                 _chernoff(poly, la, k, j0 + size, True, one)
-        c, err = fftpow.power(a, k, size)
-        peak = float(c.max())
+        err = fftpow.round_off_bound(a, k, size)
         al = float(np.nextafter(float(alias.upper()), math.inf))
         if al <= err or size >= span or size >= _FFT_MAX_N:  # contamination ≤ round-off
             break
         size *= 2
+    c, err = fftpow.power(a, k, size)
+    peak = float(c.max())
     if not (peak > 0 and err + al <= _FFT_QUALITY * peak):
         return None
     # the window's entries j0 … j0 + size − 1 (relative composed indices), m = j mod size
