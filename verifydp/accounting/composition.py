@@ -1682,23 +1682,29 @@ class _FloatUpper:
         return self.out + near + max(0.0, self.mass[j] - math.exp(eps) * self.tilt[j])
 
 
-@dataclass(frozen=True)
 class _Suffix:
-    """Suffix sums of an upper vector: mass[j] = Σ_{i≥j} c_i and tilt[j] = Σ_{i≥j} c_i e^{−s_i},
-    s_i = h(off + i), accumulated from the top (a suffix never meets the earlier terms)."""
+    """Suffix sums of an upper vector, certified where first asked for (memoised):
+    mass(j) = Σ_{i≥j} c_i and tilt(j) = Σ_{i≥j} c_i e^{−s_i}, s_i = h(off + i), the latter as
+    e^{−s_j}·Σ_m c_{j+m} r^m with r = e^{−h} (flint's Horner on the ball polynomial: one
+    evaluation, not one exponential per entry)."""
 
-    mass: list[flint.arb]
-    tilt: list[flint.arb]
+    def __init__(self, up: _Vec, h: Fraction) -> None:
+        self._up, self._ha = up, ball(h)
+        self._memo: dict[int, tuple[flint.arb, flint.arb]] = {}
+
+    def at(self, j: int) -> tuple[flint.arb, flint.arb]:
+        if j not in self._memo:
+            c = self._up.c[j:]
+            mass = sum(c, flint.arb(0))
+            r = (-self._ha).exp()
+            tilt = (-(self._ha * (self._up.off + j))).exp() * flint.arb_poly(c)(r) if c \
+                else flint.arb(0)
+            self._memo[j] = (mass, tilt)
+        return self._memo[j]
 
 
 def _suffix(up: _Vec, h: Fraction) -> _Suffix:
-    n = len(up.c)
-    mass, tilt = [flint.arb(0)] * (n + 1), [flint.arb(0)] * (n + 1)
-    ha = ball(h)
-    for i in range(n - 1, -1, -1):
-        mass[i] = mass[i + 1] + up.c[i]
-        tilt[i] = tilt[i + 1] + up.c[i] * (-(ha * (up.off + i))).exp()
-    return _Suffix(mass, tilt)
+    return _Suffix(up, h)
 
 
 _NEAR = 1  # loss units above ε summed cell by cell; beyond, 1 − e^{ε−s} ≥ 1 − e^{−1}
@@ -1721,7 +1727,8 @@ def _upper(up: _Vec, eps: Fraction, h: Fraction, suffix: _Suffix) -> Fraction:
             g = g.upper() if g.upper() > 0 else flint.arb(0)
         tot = tot + up.c[i] * g
     if far < len(up.c):
-        tot = tot + suffix.mass[far] - ea.exp() * suffix.tilt[far]
+        mass, tilt = suffix.at(far)
+        tot = tot + mass - ea.exp() * tilt
     return rational(tot, up=True)
 
 
