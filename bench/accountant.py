@@ -68,26 +68,29 @@ def pld_roundoff(d: object, eps: float) -> float | None:
 
 GOALS = {1000: (Fraction(1, 100), 1.0), 10_000: (Fraction(1, 100), 2.0)}  # and ≤ dp-accounting's time
 
-# why a setting still misses a time goal (measured 2026-11-27 on 2 cores under load 3–5;
-# bench/README.md's accountant row has the whole table)
+# why a setting still misses a time goal (measured 2026-11-27 on 2 cores under load 1–2,
+# after issue 29 goal 3's changes; bench/README.md's accountant row has the whole table)
 WHY = {
     (Fraction(1, 1000), Fraction(1), 10_000):
-        "δ ≈ 1e-11 is a large cancellation: the test's P̃^k(T ≥ τ) ≈ 14·δ, so the FFT's "
-        "certified round-off bound (~5e-4 of the tails at the threshold) would cost ~1 % of "
-        "δ, beyond the 1 % width: the bucket vectors are composed in arb balls (~1.3 s at "
-        "h ≈ 1/5400, the lattice the O(h²) law needs for 1 %), after an h = 1/1000 level "
-        "(the probes at 1/100 and 1/300 are saturated: upper ends 2e-5 and 1e-9)",
+        "dp-accounting takes ~0.22 s; verifydp ~0.9 s (within 2 s): four lattices, the probes "
+        "1/100 and 1/300 saturated (upper ends 2e-5 and 1.3e-9 against δ ≈ 1e-11), the "
+        "caller's 1/1000 (24 % wide, from which the O(h²) law picks ≈ 1/5400) ~0.15 s, and the "
+        "final ≈ 1/5400 ~0.7 s: three tilted FFT powers of 2^18 entries (the tilted step law is "
+        "heavy-tailed, mean ≈ 6.5 and sd ≈ 100 lattice steps, so 10⁴ steps need 2^18 before "
+        "the certified aliasing is below the round-off) ~0.3 s, certified cells ~0.16 s, the "
+        "certified sums the rest",
     (Fraction(1, 1000), Fraction(3, 5), 10_000):
-        "the final lattice h ≈ 1/2200 needs FFT windows of 2^17–2^18 entries for a "
-        "heavy-tailed composed law (the certified radix-2 FFT, ~0.2 s per power, two powers) "
-        "plus ~0.3 s of certified cells",
+        "(meets it at ~0.8× dp-accounting's time; near 1× under load) the final lattice "
+        "h ≈ 1/2200 needs FFT windows of 2^17–2^18 entries for a heavy-tailed composed law, "
+        "plus ~0.15 s of certified cells",
     (Fraction(1, 100), Fraction(2), 1000):
-        "dp-accounting takes ~0.1 s; verifydp ~0.3–0.45 s: three lattices (probes 1/100, "
-        "1/300, final ≈ 1/4000), the final one's certified cells ~0.15 s (Taylor-model erfc, "
-        "the connect-the-dots split per cell in Python) and FFT powers ~0.1 s",
+        "dp-accounting takes ~0.065 s; verifydp ~0.16 s: three lattices, the probes 1/100 and "
+        "1/300 ~0.03 s each (fixed costs: the float cut search, the Taylor models' arb "
+        "coefficients), the final ≈ 1/4000 ~0.1 s (certified cells in intervals ~0.055 s, "
+        "tilted FFT powers of 2^13–2^14 and their certified sums ~0.04 s)",
     (Fraction(1, 100), Fraction(2), 10_000):
-        "dp-accounting takes ~0.13 s; verifydp ~0.3–0.4 s, the same parts as at k = 1000 "
-        "(final lattice ≈ 1/2000)",
+        "dp-accounting takes ~0.08 s; verifydp ~0.17–0.2 s, the same parts as at k = 1000 "
+        "(final lattice ≈ 1/2070, ~0.11 s, both orders' upper vectors there)",
 }
 
 

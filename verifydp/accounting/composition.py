@@ -7,7 +7,9 @@ Everything below is a rigorous enclosure; floats only choose where to cut.
 1. **Cells.** The output axis is cut at points x_i chosen (in floats) so that the loss crosses
    one lattice step h per cell. The loss is monotone in x for every pair this module builds
    (each constructor says why), so a cell's loss lies between the certified losses at its two
-   ends, and its P- and Q-masses are differences of the kernel's cdf (arb balls, python-flint).
+   ends, and its P- and Q-masses are differences of the kernel's cdf (arb balls, python-flint;
+   for the Gaussian kernel the same enclosures in numpy intervals with outward rounding,
+   `_gauss_steps`).
 2. **Upper bound: connect the dots** (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022). A
    cell with loss in [a, b] (lattice points) is split into P-mass x_a at a and x_b at b with
    x_a + x_b = P(cell), x_a e^{−a} + x_b e^{−b} = Q(cell). Splitting preserves both marginals
@@ -30,8 +32,10 @@ Everything below is a rigorous enclosure; floats only choose where to cut.
    vectors and δ_{P‖Q}'s bucket vectors are composed by float FFT with a certified bound on
    its round-off instead, tilted to where ε is decided (`_power_fft`); the bucket powers
    stay floats with that bound and only the chosen threshold's sums become balls
-   (`_fft_tails`), and where the bound costs the lower end more than a set share the balls
-   are used after all (`Composed._fft_lower`).
+   (`_fft_tails`: the round-off bounded for each sum as a whole, by the ℓ₂ norm of the
+   error vector and Cauchy–Schwarz), and where the bound costs the lower end more than a set
+   share the balls are used after all (`Composed._fft_lower`; δ_{Q‖P}'s the same on the
+   mirrored axis).
 5. **Both directions.** δ(ε) of the pair is max(δ_{P‖Q}, δ_{Q‖P}). The reverse direction's
    upper bound has the same cells with P and Q swapped and the loss negated. Its lower bound
    needs no vectors of its own: the events {T ≤ τ} of the same composed buckets give
