@@ -460,7 +460,7 @@ def _up_to(x: flint.arb) -> flint.arb:
 
 def _mass(comps: tuple[tuple[Fraction, Fraction], ...], n_cuts: int,
           reach: dict[Fraction, _Reach] | dict[Fraction, _ReachIv],
-          ) -> tuple[list[flint.arb] | Iv, flint.arb, flint.arb]:
+          ) -> tuple[list[flint.arb] | _Iv, flint.arb, flint.arb]:
     """Masses of the cells [cut_i, cut_{i+1}], of (−∞, cut_0] and of [cut_last, ∞). A
     component contributes exactly to the cells between its reach's cuts j0 and j1; each cell
     left of j0 lies in (−∞, cut_j0] and gets an unknown share of at most w·cdf(cut_j0), each
@@ -909,7 +909,7 @@ def _moments(pm: list[flint.arb], qm: list[flint.arb], mids: list[float],
 
 _VECTOR_CELLS = True
 
-Iv = tuple[np.ndarray, np.ndarray]
+_Iv = tuple[np.ndarray, np.ndarray]
 
 
 def _rup(x: np.ndarray) -> np.ndarray:
@@ -946,21 +946,21 @@ def _iv_of(x: flint.arb) -> tuple[float, float]:
     return lo, hi
 
 
-def _iv_add(a: Iv, b: Iv) -> Iv:
+def _iv_add(a: _Iv, b: _Iv) -> _Iv:
     return _rdn(a[0] + b[0]), _rup(a[1] + b[1])
 
 
-def _iv_sub(a: Iv, b: Iv) -> Iv:
+def _iv_sub(a: _Iv, b: _Iv) -> _Iv:
     return _rdn(a[0] - b[1]), _rup(a[1] - b[0])
 
 
-def _iv_mul(a: Iv, b: Iv) -> Iv:
+def _iv_mul(a: _Iv, b: _Iv) -> _Iv:
     p1, p2, p3, p4 = a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]
     return (_rdn(np.minimum(np.minimum(p1, p2), np.minimum(p3, p4))),
             _rup(np.maximum(np.maximum(p1, p2), np.maximum(p3, p4))))
 
 
-def _iv_pad(a: Iv, r: np.ndarray | float) -> Iv:
+def _iv_pad(a: _Iv, r: np.ndarray | float) -> _Iv:
     """a widened by r ≥ 0 on both sides."""
     return _rdn(a[0] - r), _rup(a[1] + r)
 
@@ -973,7 +973,7 @@ _LN2_IV = _iv_of(flint.arb(2).log())
 _EXP_REM = 2.0**-85
 
 
-def _exp_points(y: np.ndarray) -> Iv:
+def _exp_points(y: np.ndarray) -> _Iv:
     """An enclosure of e^y for float points y (|y| < 700): y = n·ln2 + r with n = rint(y/ln2)
     chosen in floats and r enclosed from ln2's enclosure, e^r by its Taylor polynomial of
     degree 18 in intervals plus the remainder, then the exact scaling by 2^n (outward once
@@ -991,7 +991,7 @@ def _exp_points(y: np.ndarray) -> Iv:
     return _rdn(np.ldexp(s[0], e)), _rup(np.ldexp(s[1], e))
 
 
-def _iv_exp(a: Iv) -> Iv:
+def _iv_exp(a: _Iv) -> _Iv:
     """e^a for an interval a (monotone: the lower end's lower bound, the upper end's upper)."""
     return _exp_points(a[0])[0], _exp_points(a[1])[1]
 
@@ -1003,7 +1003,7 @@ _LOG_COEF = [_iv_of(1 / flint.arb(2 * n + 1)) for n in range(_LOG_DEG + 1)]
 _LOG_REM = 2.0**-80
 
 
-def _log_points(v: np.ndarray) -> Iv:
+def _log_points(v: np.ndarray) -> _Iv:
     """An enclosure of log v for positive float points v: v = m·2^e exactly (frexp), m moved
     into [1/√2, √2) (exact doubling), log m = 2s·Σ s^{2n}/(2n+1), s = (m − 1)/(m + 1) (m − 1 is
     exact by Sterbenz's lemma), in intervals with the series' remainder, plus e·ln2."""
@@ -1028,7 +1028,7 @@ def _log_points(v: np.ndarray) -> Iv:
     return _iv_add(el, lm)
 
 
-def _iv_log(a: Iv) -> Iv:
+def _iv_log(a: _Iv) -> _Iv:
     return _log_points(a[0])[0], _log_points(a[1])[1]
 
 
@@ -1170,7 +1170,7 @@ _U = 2.0**-53
 
 
 def _mass_iv(comps: tuple[tuple[Fraction, Fraction], ...], n_cuts: int,
-             reach: dict[Fraction, _ReachIv]) -> tuple[Iv, flint.arb, flint.arb]:
+             reach: dict[Fraction, _ReachIv]) -> tuple[_Iv, flint.arb, flint.arb]:
     """`_mass` in intervals: the cells' masses (lo, hi arrays), the tails as balls. A cell
     mass is a difference of the values at its ends (or 1 − both where the centre lies
     inside), clipped below at 0 (a mass is never negative); the unknown shares outside a
@@ -1224,7 +1224,7 @@ def _unknown_shares(left: np.ndarray, right: np.ndarray, comps: int) -> np.ndarr
 
 
 def _log_density_iv(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
-                    x: np.ndarray) -> Iv:
+                    x: np.ndarray) -> _Iv:
     """`_log_densities` in intervals: log Σ_j w_j e^{a_j x + b_j} (`_exponents`), the
     largest exponent's float midpoint M(x) taken out first (log Σ = M + log Σ e^{E_j − M},
     any M: no overflow)."""
@@ -1244,7 +1244,7 @@ def _log_density_iv(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
     return _iv_add(_iv_log(total), (shift, shift))
 
 
-def _direction_iv(pm: Iv, qm: Iv, p_below: flint.arb, p_above: flint.arb,
+def _direction_iv(pm: _Iv, qm: _Iv, p_below: flint.arb, p_above: flint.arb,
                   q_below: flint.arb, q_above: flint.arb, cell_lo: np.ndarray,
                   cell_hi: np.ndarray, below: tuple[int, int], h: Fraction) -> _Step:
     """`_direction` in intervals: the same vectors (connect-the-dots split, buckets, tails)
