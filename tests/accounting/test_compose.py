@@ -301,3 +301,14 @@ def test_log_densities_of_integer_centres_enclose_the_loss() -> None:
         assert float(p.lower()) - 1e-12 <= t <= float(p.upper()) + 1e-12
         assert float(g.lower()) - 1e-12 <= t <= float(g.upper()) + 1e-12
         assert p.rad() < 1e-9
+
+
+def test_a_symmetrised_pair_gets_a_lattice_from_its_tolerance() -> None:
+    """compose(…, rtol=…) on a symmetrised pair (the substitution upper end): the lattice is
+    chosen from the inner pair's loss spread (it raised AttributeError before), and the
+    bracket is the inner pair's larger order's at ε ≥ 0 for one release."""
+    inner = C.poisson_gaussian(F(1, 100), F(1))
+    sym = C.Symmetrised(inner)
+    b = C.compose(sym, 1, epsilon=F(1, 2), rtol=F(1, 2))
+    both = C.compose(inner, 1, epsilon=F(1, 2), rtol=F(1, 100))
+    assert both.lo <= b.hi and b.hi <= both.hi * F(11, 10)

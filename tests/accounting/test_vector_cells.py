@@ -1,7 +1,7 @@
-"""The Gaussian cells in numpy intervals (`composition._gauss_steps` and its parts): outward
-rounding, exp, log, erfc's Taylor models, cell masses, losses and the step vectors enclose
-the exact values (mpmath at 40 digits, or the arb path), and mutants (no outward rounding,
-no Taylor remainder, no out-of-reach shares) are caught."""
+"""The Gaussian cells in numpy intervals (`composition._gauss_steps` and its parts): erfc's
+Taylor models, cell masses, losses and the step vectors enclose the exact values (mpmath at
+40 digits, or the arb path), and mutants (no Taylor remainder, no out-of-reach shares) are
+caught. The interval arithmetic itself: tests/exact/test_vecint.py."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from verifydp.accounting import composition as C
+from verifydp.exact import vecint as vi
 
 
 def _mp(x: float) -> mpmath.mpf:
@@ -21,43 +22,6 @@ def _mp(x: float) -> mpmath.mpf:
 
 def _encloses(lo: np.ndarray, hi: np.ndarray, exact: list[mpmath.mpf]) -> bool:
     return all(_mp(a) <= e <= _mp(b) for a, b, e in zip(lo, hi, exact, strict=True))
-
-
-def test_outward_rounding_reaches_the_neighbouring_floats() -> None:
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal(20000) * 10.0 ** rng.integers(-320, 300, 20000)
-    x = np.concatenate((x, [0.0, 5e-324, -5e-324, 1.0, -1.0, 2.0, 0.5, 2.2250738585072014e-308,
-                            np.nextafter(2.0, 0.0), -np.nextafter(2.0, 0.0)]))
-    assert np.all(C._rup(x) >= np.nextafter(x, np.inf))
-    assert np.all(C._rdn(x) <= np.nextafter(x, -np.inf))
-    assert np.all(C._rup(x) <= np.nextafter(np.nextafter(np.nextafter(x, np.inf), np.inf), np.inf))
-
-
-def test_exp_and_log_enclose_the_exact_values() -> None:
-    rng = np.random.default_rng(1)
-    y = np.concatenate((rng.uniform(-700, 700, 300), rng.uniform(-1, 1, 300),
-                        [0.0, 1e-300, -1e-300, 709.0, -745.0, np.log(2)]))
-    with mpmath.workdps(40):
-        lo, hi = C._exp_points(y)
-        assert _encloses(lo, hi, [mpmath.exp(_mp(v)) for v in y])
-        m = np.abs(y) < 700  # tight: the reduction y − n·ln2 errs by about |y|·2^-52
-        assert np.all(hi[m] - lo[m] <= lo[m] * (np.abs(y[m]) + 1) * 1e-14)
-        v = np.concatenate((10.0 ** rng.uniform(-300, 300, 300), rng.uniform(0.5, 2, 300),
-                            [1.0, 2.0, 0.7071067811865476, 5e-324, 1.7976931348623157e308]))
-        lo, hi = C._log_points(v)
-        assert _encloses(lo, hi, [mpmath.log(_mp(t)) for t in v])
-        assert np.all(hi - lo <= 1e-14 * np.maximum(np.abs(lo), 1e-3))
-
-
-def test_without_outward_rounding_the_enclosures_fail(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A mutant that rounds to nearest only (no outward step) leaves "enclosures" that miss
-    the exact value: the outward rounding is what makes them rigorous."""
-    monkeypatch.setattr(C, "_rup", lambda x: x)
-    monkeypatch.setattr(C, "_rdn", lambda x: x)
-    y = np.random.default_rng(2).uniform(-50, 50, 400)
-    with mpmath.workdps(40):
-        lo, hi = C._exp_points(y)
-        assert not _encloses(lo, hi, [mpmath.exp(_mp(v)) for v in y])
 
 
 @pytest.mark.parametrize("c, s", [(F(0), F(1)), (F(1), F(3, 5)), (F(-3), F(2))])
@@ -159,7 +123,7 @@ def test_interval_losses_enclose_the_exact_loss() -> None:
     law = ((0, F(1, 3)), (1, F(1, 3)), (4, F(1, 3)))
     pair = C.mixture_gaussian(law, F(1, 2), substitution=True)
     x = np.linspace(-3.0, 3.0, 201)
-    lo, hi = C._iv_sub(C._log_density_iv(pair, pair.p, x), C._log_density_iv(pair, pair.q, x))
+    lo, hi = vi.sub(C._log_density_iv(pair, pair.p, x), C._log_density_iv(pair, pair.q, x))
     with mpmath.workdps(40):
         s = mpmath.mpf(1) / 2
 

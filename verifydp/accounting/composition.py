@@ -59,6 +59,7 @@ import numpy as np
 
 from verifydp.accounting import fftpow
 from verifydp.accounting.atoms import FinitePair, discrete_gaussian_atoms, finite_atoms
+from verifydp.exact import vecint as vi
 from verifydp.exact.arb import ball, kernel_cdf, rational
 from verifydp.exact.interval import Bracket
 
@@ -460,7 +461,7 @@ def _up_to(x: flint.arb) -> flint.arb:
 
 def _mass(comps: tuple[tuple[Fraction, Fraction], ...], n_cuts: int,
           reach: dict[Fraction, _Reach] | dict[Fraction, _ReachIv],
-          ) -> tuple[list[flint.arb] | _Iv, flint.arb, flint.arb]:
+          ) -> tuple[list[flint.arb] | vi.Iv, flint.arb, flint.arb]:
     """Masses of the cells [cut_i, cut_{i+1}], of (−∞, cut_0] and of [cut_last, ∞). A
     component contributes exactly to the cells between its reach's cuts j0 and j1; each cell
     left of j0 lies in (−∞, cut_j0] and gets an unknown share of at most w·cdf(cut_j0), each
@@ -897,155 +898,12 @@ def _moments(pm: list[flint.arb], qm: list[flint.arb], mids: list[float],
 # ---------------------------------------------------------------- numpy intervals: Gaussian cells
 #
 # The Gaussian cells of `_steps_of` at float speed: every quantity an arb ball would hold is
-# held as a pair of float arrays (lo, hi) with lo ≤ exact ≤ hi. IEEE 754 round-to-nearest
-# makes each basic operation's result (+, −, ×, ÷ of floats, numpy ufuncs: one operation per
-# element, no contraction) lie within half an ulp of the exact one, also for subnormal
-# results, so the neighbouring floats (`np.nextafter` outward) enclose it: interval
-# arithmetic with outward rounding (Moore, Kearfott & Cloud, *Introduction to Interval
-# Analysis*, SIAM 2009, §2–3). exp and log are evaluated from their Taylor and atanh series
-# with explicit remainders, transcendental constants come from arb (outward), and erfc from
-# arb's Taylor models (`_gauss_values`' construction, evaluated in intervals). The arb path
+# held as a pair of float arrays (lo, hi) with lo ≤ exact ≤ hi (`verifydp.exact.vecint`:
+# outward rounding, exp and log with series remainders), and erfc from arb's Taylor models
+# (`_gauss_values`' construction, evaluated in intervals). The arb path
 # (`_VECTOR_CELLS = False`) stays the reference the tests compare with.
 
 _VECTOR_CELLS = True
-
-_Iv = tuple[np.ndarray, np.ndarray]
-
-
-def _rup(x: np.ndarray) -> np.ndarray:
-    """A float at or above the next float after each x (so above the exact value x was
-    rounded to nearest from): x + (|x|·2^-52 + 2^-1074). |x|·2^-52 is exact (a power-of-two
-    scaling) and at least one ulp of x, or underflows, when 2^-1074, the subnormal ulp,
-    takes over; the sum is rounded to nearest, and x plus at least one ulp rounds to at least
-    x's upper neighbour, a float (rounding is monotone). Several times faster than
-    `np.nextafter`."""
-    d = np.abs(x)
-    d *= 2.0**-52
-    d += 2.0**-1074
-    d += x
-    return d
-
-
-def _rdn(x: np.ndarray) -> np.ndarray:
-    """A float at or below the float before each x (`_rup` mirrored)."""
-    d = np.abs(x)
-    d *= -(2.0**-52)
-    d -= 2.0**-1074
-    d += x
-    return d
-
-
-def _iv_of(x: flint.arb) -> tuple[float, float]:
-    """Floats lo ≤ x ≤ hi for a ball (its ends, rounded outward to doubles)."""
-    lo_b, hi_b = x.lower(), x.upper()
-    lo, hi = float(lo_b), float(hi_b)
-    if not flint.arb(lo) <= lo_b:
-        lo = math.nextafter(lo, -math.inf)
-    if not flint.arb(hi) >= hi_b:
-        hi = math.nextafter(hi, math.inf)
-    return lo, hi
-
-
-def _iv_add(a: _Iv, b: _Iv) -> _Iv:
-    return _rdn(a[0] + b[0]), _rup(a[1] + b[1])
-
-
-def _iv_sub(a: _Iv, b: _Iv) -> _Iv:
-    return _rdn(a[0] - b[1]), _rup(a[1] - b[0])
-
-
-def _iv_mul(a: _Iv, b: _Iv) -> _Iv:
-    p1, p2, p3, p4 = a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]
-    return (_rdn(np.minimum(np.minimum(p1, p2), np.minimum(p3, p4))),
-            _rup(np.maximum(np.maximum(p1, p2), np.maximum(p3, p4))))
-
-
-def _iv_pad(a: _Iv, r: np.ndarray | float) -> _Iv:
-    """a widened by r ≥ 0 on both sides."""
-    return _rdn(a[0] - r), _rup(a[1] + r)
-
-
-_EXP_DEG = 18
-_EXP_COEF = [_iv_of(1 / flint.arb.fac_ui(n)) for n in range(_EXP_DEG + 1)]
-_LN2_IV = _iv_of(flint.arb(2).log())
-# |r| ≤ ln2/2 + 2^-40 after the reduction: the Taylor remainder of e^r after degree 18 is at
-# most |r|^19/19!·e^{|r|} < 0.3466^19/19!·1.42 < 2^-85
-_EXP_REM = 2.0**-85
-
-
-def _exp_points(y: np.ndarray) -> _Iv:
-    """An enclosure of e^y for float points y (|y| < 700): y = n·ln2 + r with n = rint(y/ln2)
-    chosen in floats and r enclosed from ln2's enclosure, e^r by its Taylor polynomial of
-    degree 18 in intervals plus the remainder, then the exact scaling by 2^n (outward once
-    more, for a result that rounds into the subnormals)."""
-    n = np.rint(y / math.log(2))
-    r = _iv_sub((y, y), _iv_mul((n, n), (np.full_like(y, _LN2_IV[0]), np.full_like(y, _LN2_IV[1]))))
-    if not (np.all(np.abs(r[0]) <= 0.3466) and np.all(np.abs(r[1]) <= 0.3466)):
-        raise ArithmeticError("exp: argument reduction out of range")
-    s = (np.full_like(y, _EXP_COEF[-1][0]), np.full_like(y, _EXP_COEF[-1][1]))
-    for c in _EXP_COEF[-2::-1]:
-        s = _iv_mul(s, r)
-        s = _rdn(s[0] + c[0]), _rup(s[1] + c[1])
-    s = _iv_pad(s, _EXP_REM)
-    e = n.astype(np.int64)
-    return _rdn(np.ldexp(s[0], e)), _rup(np.ldexp(s[1], e))
-
-
-def _iv_exp(a: _Iv) -> _Iv:
-    """e^a for an interval a (monotone: the lower end's lower bound, the upper end's upper)."""
-    return _exp_points(a[0])[0], _exp_points(a[1])[1]
-
-
-_LOG_DEG = 14
-_LOG_COEF = [_iv_of(1 / flint.arb(2 * n + 1)) for n in range(_LOG_DEG + 1)]
-# s = (m − 1)/(m + 1) with m ∈ [1/√2, √2]: |s| ≤ 0.1716 (+ rounding); the atanh series'
-# remainder Σ_{n>14} s^{2n}/(2n+1) ≤ s^30/(31(1 − s²)) < 2^-80
-_LOG_REM = 2.0**-80
-
-
-def _log_points(v: np.ndarray) -> _Iv:
-    """An enclosure of log v for positive float points v: v = m·2^e exactly (frexp), m moved
-    into [1/√2, √2) (exact doubling), log m = 2s·Σ s^{2n}/(2n+1), s = (m − 1)/(m + 1) (m − 1 is
-    exact by Sterbenz's lemma), in intervals with the series' remainder, plus e·ln2."""
-    if not np.all(v > 0):
-        raise ArithmeticError("log of a non-positive enclosure")
-    m, e = np.frexp(v)
-    small = m < 0.7071067811865476
-    m = np.where(small, m * 2, m)
-    e = np.where(small, e - 1, e).astype(float)
-    num = m - 1.0
-    den = (_rdn(m + 1.0), _rup(m + 1.0))
-    q1, q2 = num / den[0], num / den[1]
-    s = _rdn(np.minimum(q1, q2)), _rup(np.maximum(q1, q2))
-    s2 = _iv_mul(s, s)
-    t = (np.full_like(v, _LOG_COEF[-1][0]), np.full_like(v, _LOG_COEF[-1][1]))
-    for c in _LOG_COEF[-2::-1]:
-        t = _iv_mul(t, s2)
-        t = _rdn(t[0] + c[0]), _rup(t[1] + c[1])
-    t = _iv_pad(t, _LOG_REM)
-    lm = _iv_mul((2 * s[0], 2 * s[1]), t)  # 2·s exact
-    el = _iv_mul((e, e), (np.full_like(v, _LN2_IV[0]), np.full_like(v, _LN2_IV[1])))
-    return _iv_add(el, lm)
-
-
-def _iv_log(a: _Iv) -> _Iv:
-    return _log_points(a[0])[0], _log_points(a[1])[1]
-
-
-def _arb_iv(lo: float, hi: float) -> flint.arb:
-    """A ball containing [lo, hi] (floats, exact)."""
-    return flint.arb(lo).union(flint.arb(hi)) if lo != hi else flint.arb(lo)
-
-
-def _balls(lo: np.ndarray, hi: np.ndarray) -> list[flint.arb]:
-    """Balls containing [lo_i, hi_i]: midpoint m = fl((lo + hi)/2) and radius
-    (hi − lo)/2 + |m|·2^-52 rounded up (the midpoint's rounding is at most |m|·2^-53);
-    arb keeps the midpoint exactly and rounds the radius up."""
-    mid = (lo + hi) * 0.5
-    rad = _rup(_rup(_rup(hi - lo) * 0.5) + np.abs(mid) * 2.0**-52)
-    return [flint.arb(m, r) if r > 0 else flint.arb(m)
-            for m, r in zip(mid.tolist(), np.where(hi > lo, rad, 0.0).tolist(), strict=True)]
-
 
 _IV_DEG = 16        # the interval path's Taylor degree for erfc (`_erfc_taylor`)
 _IV_SPREAD = 0.5    # its blocks: 2·max(z, 1)·R ≤ 1/8 (z > 1), R ≤ 1/8 (z ≤ 1)
@@ -1091,7 +949,7 @@ def _gauss_values_iv(c: Fraction, scale: Fraction, x: np.ndarray
     lo, hi = np.zeros(n), np.zeros(n)
     deg = _IV_DEG
     blk_i, blk_coef, blk_rem, blk_xb, blk_k = [], [], [], [], []
-    k_iv, mk_iv = _iv_of(k), _iv_of(-k)
+    k_iv, mk_iv = vi.of_ball(k), vi.of_ball(-k)
     for i, j in zip(bounds[:-1], bounds[1:], strict=True):
         side = bool(right[i])
         kk = k if side else -k
@@ -1110,12 +968,12 @@ def _gauss_values_iv(c: Fraction, scale: Fraction, x: np.ndarray
             for m in range(i, j):  # one erfc per cut (few cuts, or a short series)
                 xm = flint.arb(float(x[m]))
                 z = ((xm - ca) if side else (ca - xm)) * k
-                lo[m], hi[m] = _iv_of(z.erfc() / 2)
+                lo[m], hi[m] = vi.of_ball(z.erfc() / 2)
             continue
         rem = abs(tail[deg + 1]) * flint.arb(big_r) ** (deg + 1) / 2
         blk_i.append((i, j))
-        blk_coef.append([_iv_of(a / 2) for a in coeffs[:deg + 1]])
-        blk_rem.append(_iv_of(rem)[1])
+        blk_coef.append([vi.of_ball(a / 2) for a in coeffs[:deg + 1]])
+        blk_rem.append(vi.of_ball(rem)[1])
         blk_xb.append(float(x[(i + j) // 2]))
         blk_k.append(k_iv if side else mk_iv)
     if blk_i:
@@ -1126,14 +984,14 @@ def _gauss_values_iv(c: Fraction, scale: Fraction, x: np.ndarray
         kl, kh = (np.asarray([a for a, _ in blk_k])[which],
                   np.asarray([b for _, b in blk_k])[which])
         d = xs - xb
-        t = _iv_mul((_rdn(d), _rup(d)), (kl, kh))
+        t = vi.mul((vi.rdn(d), vi.rup(d)), (kl, kh))
         coef = np.asarray(blk_coef)  # (blocks, deg + 1, 2)
         p = (coef[which, deg, 0], coef[which, deg, 1])
         for m in range(deg - 1, -1, -1):
-            p = _iv_mul(p, t)
-            p = _rdn(p[0] + coef[which, m, 0]), _rup(p[1] + coef[which, m, 1])
+            p = vi.mul(p, t)
+            p = vi.rdn(p[0] + coef[which, m, 0]), vi.rup(p[1] + coef[which, m, 1])
         rem = np.asarray(blk_rem)[which]
-        lo[pos], hi[pos] = _rdn(p[0] - rem), _rup(p[1] + rem)
+        lo[pos], hi[pos] = vi.rdn(p[0] - rem), vi.rup(p[1] + rem)
     return np.maximum(lo, 0.0), np.minimum(hi, 1.0), right
 
 
@@ -1170,7 +1028,7 @@ _U = 2.0**-53
 
 
 def _mass_iv(comps: tuple[tuple[Fraction, Fraction], ...], n_cuts: int,
-             reach: dict[Fraction, _ReachIv]) -> tuple[_Iv, flint.arb, flint.arb]:
+             reach: dict[Fraction, _ReachIv]) -> tuple[vi.Iv, flint.arb, flint.arb]:
     """`_mass` in intervals: the cells' masses (lo, hi arrays), the tails as balls. A cell
     mass is a difference of the values at its ends (or 1 − both where the centre lies
     inside), clipped below at 0 (a mass is never negative); the unknown shares outside a
@@ -1184,31 +1042,31 @@ def _mass_iv(comps: tuple[tuple[Fraction, Fraction], ...], n_cuts: int,
     left, right = np.zeros(n + 1), np.zeros(n + 1)
     for w, c in comps:
         wa = ball(w)
-        wl, wh = _iv_of(wa)
+        wl, wh = vi.of_ball(wa)
         rc = reach[c]
         j0, j1 = rc.j0, rc.j1
         a = (rc.lo[:-1], rc.hi[:-1])
         b = (rc.lo[1:], rc.hi[1:])
         sa, sb = rc.right[:-1], rc.right[1:]
         both_r, both_l = sa & sb, ~sa & ~sb
-        d_ab, d_ba = _iv_sub(a, b), _iv_sub(b, a)
-        mid = _iv_sub((_rdn(1.0 - a[1]), _rup(1.0 - a[0])), b)
+        d_ab, d_ba = vi.sub(a, b), vi.sub(b, a)
+        mid = vi.sub((vi.rdn(1.0 - a[1]), vi.rup(1.0 - a[0])), b)
         m_lo = np.where(both_r, d_ab[0], np.where(both_l, d_ba[0], mid[0]))
         m_hi = np.where(both_r, d_ab[1], np.where(both_l, d_ba[1], mid[1]))
         m_lo = np.maximum(m_lo, 0.0)
-        lo[j0:j1] = _rdn(lo[j0:j1] + _rdn(m_lo * wl))
-        hi[j0:j1] = _rup(hi[j0:j1] + _rup(m_hi * wh))
-        v0 = _arb_iv(float(rc.lo[0]), float(rc.hi[0]))
-        v1 = _arb_iv(float(rc.lo[-1]), float(rc.hi[-1]))
+        lo[j0:j1] = vi.rdn(lo[j0:j1] + vi.rdn(m_lo * wl))
+        hi[j0:j1] = vi.rup(hi[j0:j1] + vi.rup(m_hi * wh))
+        v0 = vi.ball_of(float(rc.lo[0]), float(rc.hi[0]))
+        v1 = vi.ball_of(float(rc.lo[-1]), float(rc.hi[-1]))
         lo_tail = wa * (1 - v0 if rc.right[0] else v0)
         hi_tail = wa * (v1 if rc.right[-1] else 1 - v1)
         below += lo_tail if j0 == 0 else _up_to(lo_tail)
         above += hi_tail if j1 == n else _up_to(hi_tail)
         if j0 > 0:
-            left[j0] += _iv_of(lo_tail)[1]
+            left[j0] += vi.of_ball(lo_tail)[1]
         if j1 < n:
-            right[j1] += _iv_of(hi_tail)[1]
-    hi = _rup(hi + _unknown_shares(left, right, len(comps)))
+            right[j1] += vi.of_ball(hi_tail)[1]
+    hi = vi.rup(hi + _unknown_shares(left, right, len(comps)))
     return (lo, hi), below, above
 
 
@@ -1218,38 +1076,38 @@ def _unknown_shares(left: np.ndarray, right: np.ndarray, comps: int) -> np.ndarr
     inflated by their rounding (Higham 2002, §4.2) and rounded up."""
     n = len(left) - 1
     grow = 1 + 4 * (comps + 1) * _U
-    extra = _rup(np.cumsum(left[::-1])[::-1] * grow)  # extra[t] = Σ_{t' ≥ t} left[t']
-    pre = _rup(np.cumsum(right) * grow)                # pre[i] = Σ_{t ≤ i} right[t]
-    return _rup(_rup(extra[1:] + pre[:n]) * (1 + 4 * _U))
+    extra = vi.rup(np.cumsum(left[::-1])[::-1] * grow)  # extra[t] = Σ_{t' ≥ t} left[t']
+    pre = vi.rup(np.cumsum(right) * grow)                # pre[i] = Σ_{t ≤ i} right[t]
+    return vi.rup(vi.rup(extra[1:] + pre[:n]) * (1 + 4 * _U))
 
 
 def _log_density_iv(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
-                    x: np.ndarray) -> _Iv:
+                    x: np.ndarray) -> vi.Iv:
     """`_log_densities` in intervals: log Σ_j w_j e^{a_j x + b_j} (`_exponents`), the
     largest exponent's float midpoint M(x) taken out first (log Σ = M + log Σ e^{E_j − M},
     any M: no overflow)."""
     terms = _exponents(pair, comps)
     ex = []
     for lw, a, b in terms:
-        lwb = _iv_of(lw + b)
-        al, ah = _iv_of(a)
-        e = _iv_mul((np.full_like(x, al), np.full_like(x, ah)), (x, x))
-        ex.append(_iv_add(e, (np.full_like(x, lwb[0]), np.full_like(x, lwb[1]))))
+        lwb = vi.of_ball(lw + b)
+        al, ah = vi.of_ball(a)
+        e = vi.mul((np.full_like(x, al), np.full_like(x, ah)), (x, x))
+        ex.append(vi.add(e, (np.full_like(x, lwb[0]), np.full_like(x, lwb[1]))))
     if len(ex) == 1:
         return ex[0]
     shift = np.max(np.array([(lo_ + hi_) / 2 for lo_, hi_ in ex]), axis=0)
     total = (np.zeros_like(x), np.zeros_like(x))
     for e in ex:
-        total = _iv_add(total, _iv_exp(_iv_sub(e, (shift, shift))))
-    return _iv_add(_iv_log(total), (shift, shift))
+        total = vi.add(total, vi.exp(vi.sub(e, (shift, shift))))
+    return vi.add(vi.log(total), (shift, shift))
 
 
-def _direction_iv(pm: _Iv, qm: _Iv, p_below: flint.arb, p_above: flint.arb,
+def _direction_iv(pm: vi.Iv, qm: vi.Iv, p_below: flint.arb, p_above: flint.arb,
                   q_below: flint.arb, q_above: flint.arb, cell_lo: np.ndarray,
                   cell_hi: np.ndarray, below: tuple[int, int], h: Fraction) -> _Step:
     """`_direction` in intervals: the same vectors (connect-the-dots split, buckets, tails)
     and moments; each lattice entry accumulates at most a few cells, its float sum rounded
-    outward by the count (Higham 2002, §4.2), e^{−hi} by `_exp_points` on an enclosure of
+    outward by the count (Higham 2002, §4.2), e^{−hi} by `vi.exp_points` on an enclosure of
     −h·i. The split's P-mass at a is the certified lower end of (Q − P e^{−hb})/(e^{−ha} −
     e^{−hb}), clipped to [0, P's lower end], as the balls do; the rest of P's upper end
     goes to b."""
@@ -1263,14 +1121,14 @@ def _direction_iv(pm: _Iv, qm: _Iv, p_below: flint.arb, p_above: flint.arb,
     def acc(idx: np.ndarray, w: np.ndarray, up: bool) -> np.ndarray:
         s = np.bincount(idx, weights=w, minlength=size)
         c = np.bincount(idx, minlength=size).astype(float)
-        return _rup(s * (1 + 4 * c * _U)) if up else np.maximum(_rdn(s * (1 - 4 * c * _U)), 0.0)
+        return vi.rup(s * (1 + 4 * c * _U)) if up else np.maximum(vi.rdn(s * (1 - 4 * c * _U)), 0.0)
 
     lp = (acc(a_i, pm[0], False), acc(a_i, pm[1], True))
     lq = (acc(a_i, qm[0], False), acc(a_i, qm[1], True))
-    hl, hh = _iv_of(ball(h))
+    hl, hh = vi.of_ball(ball(h))
     idx = np.arange(first, last + 1, dtype=float)
     # −h·i enclosed (i exact), then e^{−h·i}
-    ea_all = _iv_exp(_iv_mul((np.full_like(idx, -hh), np.full_like(idx, -hl)), (idx, idx)))
+    ea_all = vi.exp(vi.mul((np.full_like(idx, -hh), np.full_like(idx, -hl)), (idx, idx)))
     split = cell_lo != cell_hi
     up_w = np.where(split, 0.0, pm[1])  # a == b: all of P at a
     xa_lo = np.zeros(n)
@@ -1281,17 +1139,17 @@ def _direction_iv(pm: _Iv, qm: _Iv, p_below: flint.arb, p_above: flint.arb,
         eb = (ea_all[0][ib], ea_all[1][ib])
         P = (pm[0][s_idx], pm[1][s_idx])
         Q = (qm[0][s_idx], qm[1][s_idx])
-        num = _iv_sub(Q, _iv_mul(P, eb))
-        den = _iv_sub(ea, eb)
+        num = vi.sub(Q, vi.mul(P, eb))
+        den = vi.sub(ea, eb)
         ok = (num[0] > 0) & (den[0] > 0)
         with np.errstate(all="ignore"):
-            x = np.where(ok, _rdn(num[0] / den[1]), 0.0)
+            x = np.where(ok, vi.rdn(num[0] / den[1]), 0.0)
         x = np.minimum(x, P[0])  # not above P's lower end
         xa_lo[s_idx] = np.maximum(x, 0.0)
-    to_b = np.where(split, _rup(pm[1] - xa_lo), 0.0)
+    to_b = np.where(split, vi.rup(pm[1] - xa_lo), 0.0)
     up = acc(np.concatenate((a_i, a_i, b_i)), np.concatenate((up_w, xa_lo, to_b)), True)
     up_c = [flint.arb(v) for v in up.tolist()]
-    lp_c, lq_c = _balls(*lp), _balls(*lq)
+    lp_c, lq_c = vi.balls(*lp), vi.balls(*lq)
     up_c[below[1] - off] += flint.arb(p_below.upper())
     lp_c[below[0] - off] += p_below
     lq_c[below[0] - off] += q_below
@@ -1323,9 +1181,9 @@ def _gauss_steps(pair: Pair, grid: Grid) -> _Both:
     assert isinstance(pm, tuple) and isinstance(qm, tuple)
     if not all(np.all(np.isfinite(v)) for v in (*pm, *qm)):
         raise ArithmeticError("a cell mass enclosure is not finite")
-    loss = _iv_sub(_log_density_iv(pair, pair.p, cuts), _log_density_iv(pair, pair.q, cuts))
-    il, ih = _iv_of(1 / ball(h))
-    scaled = _iv_mul(loss, (np.full_like(cuts, il), np.full_like(cuts, ih)))
+    loss = vi.sub(_log_density_iv(pair, pair.p, cuts), _log_density_iv(pair, pair.q, cuts))
+    il, ih = vi.of_ball(1 / ball(h))
+    scaled = vi.mul(loss, (np.full_like(cuts, il), np.full_like(cuts, ih)))
     if not (np.all(np.isfinite(scaled[0])) and np.all(np.isfinite(scaled[1]))):
         raise ArithmeticError("a loss enclosure is not finite")
     idx_lo = np.floor(scaled[0]).astype(np.int64)
@@ -1991,8 +1849,10 @@ _SPREAD_STEPS = 100    # the caller's lattice has at least this many steps per c
 
 def composed_spread(pair: AnyPair, steps: int) -> float | None:
     """The k-fold privacy loss's standard deviation under P, in floats (√k times one step's),
-    from a fine float grid; None for pairs on atoms and revealed mixtures. Only chooses a
-    lattice."""
+    from a fine float grid; None for pairs on atoms and revealed mixtures; a symmetrised
+    pair's is its inner pair's (one order's: a float choice). Only chooses a lattice."""
+    if isinstance(pair, Symmetrised):
+        pair = pair.inner
     if isinstance(pair, (FinitePair, Revealed)) or pair.kernel in _DISCRETE:
         return None
     lo, hi = _support(pair, Grid())

@@ -1,0 +1,160 @@
+"""Vector interval arithmetic in floats: numpy arrays (lo, hi) with lo ≤ exact ≤ hi.
+
+IEEE 754 round-to-nearest makes each basic operation's result (+, −, ×, ÷ of floats, numpy
+ufuncs: one operation per element, no contraction) lie within half an ulp of the exact one,
+also for subnormal results, so the neighbouring floats outward enclose it: interval
+arithmetic with outward rounding (Moore, Kearfott & Cloud, *Introduction to Interval
+Analysis*, SIAM 2009, §2–3). exp and log are evaluated from their Taylor and atanh series
+with explicit remainders; transcendental constants come from arb (outward). The package's
+bracket arithmetic on scalars is arb (`verifydp.exact.arb`) and `Bracket`s
+(`verifydp.exact.barith`); this module is their vectorised float counterpart for hot loops
+(the certified lattice cells of `verifydp.accounting.composition`), and converts to and from
+arb balls at its edges.
+"""
+
+from __future__ import annotations
+
+import math
+
+import flint
+import numpy as np
+
+__all__ = ["Iv", "add", "ball_of", "balls", "exp", "exp_points", "log", "log_points", "mul",
+           "of_ball", "pad", "rdn", "rup", "sub"]
+
+Iv = tuple[np.ndarray, np.ndarray]
+
+
+def rup(x: np.ndarray) -> np.ndarray:
+    """A float at or above the next float after each x (so above the exact value x was
+    rounded to nearest from): x + (|x|·2^-52 + 2^-1074). |x|·2^-52 is exact (a power-of-two
+    scaling) and at least one ulp of x, or underflows, when 2^-1074, the subnormal ulp,
+    takes over; the sum is rounded to nearest, and x plus at least one ulp rounds to at least
+    x's upper neighbour, a float (rounding is monotone). Several times faster than
+    `np.nextafter`."""
+    d = np.abs(x)
+    d *= 2.0**-52
+    d += 2.0**-1074
+    d += x
+    return d
+
+
+def rdn(x: np.ndarray) -> np.ndarray:
+    """A float at or below the float before each x (`rup` mirrored)."""
+    d = np.abs(x)
+    d *= -(2.0**-52)
+    d -= 2.0**-1074
+    d += x
+    return d
+
+
+def of_ball(x: flint.arb) -> tuple[float, float]:
+    """Floats lo ≤ x ≤ hi for a ball (its ends, rounded outward to doubles)."""
+    lo_b, hi_b = x.lower(), x.upper()
+    lo, hi = float(lo_b), float(hi_b)
+    if not flint.arb(lo) <= lo_b:
+        lo = math.nextafter(lo, -math.inf)
+    if not flint.arb(hi) >= hi_b:
+        hi = math.nextafter(hi, math.inf)
+    return lo, hi
+
+
+def add(a: Iv, b: Iv) -> Iv:
+    return rdn(a[0] + b[0]), rup(a[1] + b[1])
+
+
+def sub(a: Iv, b: Iv) -> Iv:
+    return rdn(a[0] - b[1]), rup(a[1] - b[0])
+
+
+def mul(a: Iv, b: Iv) -> Iv:
+    p1, p2, p3, p4 = a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]
+    return (rdn(np.minimum(np.minimum(p1, p2), np.minimum(p3, p4))),
+            rup(np.maximum(np.maximum(p1, p2), np.maximum(p3, p4))))
+
+
+def pad(a: Iv, r: np.ndarray | float) -> Iv:
+    """a widened by r ≥ 0 on both sides."""
+    return rdn(a[0] - r), rup(a[1] + r)
+
+
+_EXP_DEG = 18
+_EXP_COEF = [of_ball(1 / flint.arb.fac_ui(n)) for n in range(_EXP_DEG + 1)]
+_LN2_IV = of_ball(flint.arb(2).log())
+# |r| ≤ ln2/2 + 2^-40 after the reduction: the Taylor remainder of e^r after degree 18 is at
+# most |r|^19/19!·e^{|r|} < 0.3466^19/19!·1.42 < 2^-85
+_EXP_REM = 2.0**-85
+
+
+def exp_points(y: np.ndarray) -> Iv:
+    """An enclosure of e^y for float points y (|y| < 700): y = n·ln2 + r with n = rint(y/ln2)
+    chosen in floats and r enclosed from ln2's enclosure, e^r by its Taylor polynomial of
+    degree 18 in intervals plus the remainder, then the exact scaling by 2^n (outward once
+    more, for a result that rounds into the subnormals)."""
+    n = np.rint(y / math.log(2))
+    r = sub((y, y), mul((n, n), (np.full_like(y, _LN2_IV[0]), np.full_like(y, _LN2_IV[1]))))
+    if not (np.all(np.abs(r[0]) <= 0.3466) and np.all(np.abs(r[1]) <= 0.3466)):
+        raise ArithmeticError("exp: argument reduction out of range")
+    s = (np.full_like(y, _EXP_COEF[-1][0]), np.full_like(y, _EXP_COEF[-1][1]))
+    for c in _EXP_COEF[-2::-1]:
+        s = mul(s, r)
+        s = rdn(s[0] + c[0]), rup(s[1] + c[1])
+    s = pad(s, _EXP_REM)
+    e = n.astype(np.int64)
+    return rdn(np.ldexp(s[0], e)), rup(np.ldexp(s[1], e))
+
+
+def exp(a: Iv) -> Iv:
+    """e^a for an interval a (monotone: the lower end's lower bound, the upper end's upper)."""
+    return exp_points(a[0])[0], exp_points(a[1])[1]
+
+
+_LOG_DEG = 14
+_LOG_COEF = [of_ball(1 / flint.arb(2 * n + 1)) for n in range(_LOG_DEG + 1)]
+# s = (m − 1)/(m + 1) with m ∈ [1/√2, √2]: |s| ≤ 0.1716 (+ rounding); the atanh series'
+# remainder Σ_{n>14} s^{2n}/(2n+1) ≤ s^30/(31(1 − s²)) < 2^-80
+_LOG_REM = 2.0**-80
+
+
+def log_points(v: np.ndarray) -> Iv:
+    """An enclosure of log v for positive float points v: v = m·2^e exactly (frexp), m moved
+    into [1/√2, √2) (exact doubling), log m = 2s·Σ s^{2n}/(2n+1), s = (m − 1)/(m + 1) (m − 1 is
+    exact by Sterbenz's lemma), in intervals with the series' remainder, plus e·ln2."""
+    if not np.all(v > 0):
+        raise ArithmeticError("log of a non-positive enclosure")
+    m, e = np.frexp(v)
+    small = m < 0.7071067811865476
+    m = np.where(small, m * 2, m)
+    e = np.where(small, e - 1, e).astype(float)
+    num = m - 1.0
+    den = (rdn(m + 1.0), rup(m + 1.0))
+    q1, q2 = num / den[0], num / den[1]
+    s = rdn(np.minimum(q1, q2)), rup(np.maximum(q1, q2))
+    s2 = mul(s, s)
+    t = (np.full_like(v, _LOG_COEF[-1][0]), np.full_like(v, _LOG_COEF[-1][1]))
+    for c in _LOG_COEF[-2::-1]:
+        t = mul(t, s2)
+        t = rdn(t[0] + c[0]), rup(t[1] + c[1])
+    t = pad(t, _LOG_REM)
+    lm = mul((2 * s[0], 2 * s[1]), t)  # 2·s exact
+    el = mul((e, e), (np.full_like(v, _LN2_IV[0]), np.full_like(v, _LN2_IV[1])))
+    return add(el, lm)
+
+
+def log(a: Iv) -> Iv:
+    return log_points(a[0])[0], log_points(a[1])[1]
+
+
+def ball_of(lo: float, hi: float) -> flint.arb:
+    """A ball containing [lo, hi] (floats, exact)."""
+    return flint.arb(lo).union(flint.arb(hi)) if lo != hi else flint.arb(lo)
+
+
+def balls(lo: np.ndarray, hi: np.ndarray) -> list[flint.arb]:
+    """Balls containing [lo_i, hi_i]: midpoint m = fl((lo + hi)/2) and radius
+    (hi − lo)/2 + |m|·2^-52 rounded up (the midpoint's rounding is at most |m|·2^-53);
+    arb keeps the midpoint exactly and rounds the radius up."""
+    mid = (lo + hi) * 0.5
+    rad = rup(rup(rup(hi - lo) * 0.5) + np.abs(mid) * 2.0**-52)
+    return [flint.arb(m, r) if r > 0 else flint.arb(m)
+            for m, r in zip(mid.tolist(), np.where(hi > lo, rad, 0.0).tolist(), strict=True)]
