@@ -621,7 +621,11 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
                  f"lower end: {_shuffle_low(spec, comp.steps).describe}")
         note = ("shuffled batches: the upper end assumes no amplification from shuffling; the "
                 "lower end is Chua et al.'s max test on a concrete dataset pair (ICML 2024), so "
-                "the bracket is wide where neither is tight")
+                "the bracket is wide where neither is tight. The gap is open: no upper end "
+                "below no amplification is proved for fixed-size shuffled batches against an "
+                "adversary who picks every gradient per step (Chua et al. 2024 give lower "
+                "bounds only; balls-and-bins' pair, Chua et al. 2025, is for independent "
+                "assignment, not fixed sizes), and no dataset pair is known to reach it")
     if chain:
         low = ("lower end: that link's pair in reverse (the others at one end of the value "
                "range, the record moved to the other: every copy moves by the diameter)")
