@@ -15,6 +15,7 @@ import pytest
 from scipy import integrate
 from scipy.stats import norm
 
+from tests.shared import MUST_GROUP, checked
 from verifydp.casebook import replay_object
 from verifydp.claims.base import Budget, Verdict
 from verifydp.claims.must import pair as mp
@@ -189,13 +190,16 @@ def test_mutant_worst_pair_refuted(one_scheme, mutant):
     assert res.verdict is Verdict.REFUTED, res.summary()
 
 
-def test_corrected_refuted_near_zero_and_holds_above(one_scheme):
+@pytest.mark.xdist_group(MUST_GROUP)
+def test_corrected_refuted_near_zero_and_holds_above():
     """The corrected pair is no dominating pair either: at ε = 1/1000 the printed pair's own
-    datasets (others at 0, x = −C vs x' = +C) exceed it; at ε ∈ {1/2, 1, 2} it holds. The
-    witness replays."""
-    res = mp.check_corrected(Budget())
+    datasets (others at 0, x = −C vs x' = +C) exceed it; at ε ∈ {1/2, 1, 2} it holds, for
+    every scheme and σ. The witness replays. The catalogue's full-budget check, shared with
+    tests/cli/test_readable_numbers.py (tests/shared.py; it ran on WR alone here, issue 29)."""
+    res = checked("must/sec3.3:pair:corrected")
     assert res.verdict is EXPECTED["must/sec3.3:pair:corrected"], res.summary()
-    assert len(res.instances) == 8
+    assert len(res.instances) == 24
+    assert {i.params["scheme"] for i in res.instances} == {"wr", "must-ow", "must-ww"}
     for inst in res.instances:
         small = inst.params["epsilon"] == "1/1000"
         assert inst.verdict is (Verdict.REFUTED if small else Verdict.HOLDS), inst.params

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.shared import MUST_GROUP, checked
 from verifydp.exact.numtext import ONE_FORMAT, fraction_text, json_number, readable
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,14 +92,32 @@ def test_check_text_has_decimals_only() -> None:
     assert "(n = 2, b = 1, m = 1)" in flat  # was {'n': 2, 'b': 1, 'm': 1}
 
 
-def test_check_json_numbers_are_the_one_format() -> None:
-    # kifer's checkers write 0.983200 and 7.26582e-08; thm6.3 a power 0.672640
-    proc = _run("check", "kifer/bayes:corrected", "kifer/thm6.3", "kifer/rdp-tail",
-                "must/prop7", "--json", "--no-witnesses", "--no-progress", "--workers", "2")
+# One `check --json` through the console script serves the two JSON tests below (issue 29:
+# kifer/thm6.3 and kifer/rdp-tail were checked by both, each run paying the start-up); both
+# tests sit in one xdist_group so the run happens once in the suite.
+CHECKED_JSON = ["kifer/bayes", "kifer/bayes:corrected", "kifer/rdp-tail", "kifer/thm6.3",
+                "kifer/gdp", "must/prop7"]
+
+
+@pytest.fixture(scope="module")
+def check_json() -> dict[str, dict[str, Any]]:
+    """`verifydp check CHECKED_JSON --json`, each claim's object by id."""
+    proc = _run("check", *CHECKED_JSON, "--json", "--no-witnesses", "--no-progress",
+                "--workers", "2")
     assert proc.returncode == 0, proc.stderr
-    numbers = _numbers(json.loads(proc.stdout))
+    out = {o["claim"]: o for o in json.loads(proc.stdout)}
+    assert list(out) == CHECKED_JSON
+    return out
+
+
+@pytest.mark.xdist_group(MUST_GROUP)
+def test_check_json_numbers_are_the_one_format(check_json: dict[str, dict[str, Any]]) -> None:
+    # kifer's checkers write 0.983200 and 7.26582e-08; thm6.3 a power 0.672640
+    numbers = _numbers([check_json[c] for c in ("kifer/bayes:corrected", "kifer/thm6.3",
+                                                "kifer/rdp-tail", "must/prop7")])
     assert len(numbers) > 20
-    bad = [(p, s) for p, s in numbers if not (ONE_FORMAT.match(s) or EXACT.match(s))]
+    everything = _numbers(list(check_json.values()))
+    bad = [(p, s) for p, s in everything if not (ONE_FORMAT.match(s) or EXACT.match(s))]
     assert not bad, bad[:5]
 
 
@@ -206,19 +225,24 @@ def test_regress_describe_formats_every_argument() -> None:
                                        "expected worst ε' ≥ 0.462")
 
 
-KIFER_MUST = ["kifer/bayes", "kifer/rdp-tail", "kifer/thm6.3", "kifer/gdp", "must/fig4",
-              "must/sec3.3:pair:corrected"]
+KIFER = ["kifer/bayes", "kifer/rdp-tail", "kifer/thm6.3", "kifer/gdp"]
+MUST = ["must/fig4", "must/sec3.3:pair:corrected"]
 
 
-def test_claim_sentences_use_the_one_format() -> None:
+@pytest.mark.xdist_group(MUST_GROUP)
+def test_claim_sentences_use_the_one_format(check_json: dict[str, dict[str, Any]]) -> None:
     """kifer's and MUST's claimed/actual sentences wrote `≤ 3.72665e-06`, `≤ 5.0855e+13`,
-    `max upper end -2.98e-09` (Python's %g); numbers in a sentence are in the one format."""
-    proc = _run("check", *KIFER_MUST, "--json", "--no-witnesses", "--no-progress",
-                "--workers", "2")
-    assert proc.returncode == 0, proc.stderr
+    `max upper end -2.98e-09` (Python's %g); numbers in a sentence are in the one format.
+
+    kifer's claims come from the console script's `check --json` (the fixture); MUST's two
+    (≈ 10 s of checking) are the same full-budget checks that tests/claims/test_must_figs.py
+    and test_must_pair.py read, as `check --json` writes each claim (`res.to_json()`,
+    verifydp/cli/main.py `_check_one`), computed once for all three (issue 29)."""
+    objs = [check_json[c] for c in KIFER] + [checked(c).to_json() for c in MUST]
+    assert [o["claim"] for o in objs] == KIFER + MUST
     sci = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
     bad, texts = [], set()
-    for claim in json.loads(proc.stdout):
+    for claim in objs:
         for inst in claim["instances"]:
             for key in ("claimed", "actual"):
                 texts.add(inst[key])
