@@ -27,6 +27,10 @@ from verifydp.cli.main import main
 from verifydp.exact.special import exp as exp_bracket
 from verifydp.exact.special import ncdf
 
+# one xdist_group for the module (issue 29): the mutant test reads the exact δ(ε) of the bracket
+# test's first pair (exact_delta's lru_cache), computed once when both run on one worker
+pytestmark = pytest.mark.xdist_group("shuffle")
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "deploy_dpsgd_shuffle.toml"
 EPS = (F(0), F(1), F(3))
@@ -83,16 +87,28 @@ def exact_delta(others: tuple[float, ...], before: float, after: float, sigma: F
     def mix(v: mpmath.mpf, comps: list[tuple[mpmath.mpf, mpmath.mpf]]) -> mpmath.mpf:
         return mpmath.fsum(w * mpmath.npdf(v, c, s) for w, c in comps)
 
+    # both v-mixtures at a node, shared by both orders and every ε of this pair (the
+    # quadrature visits the same nodes each time; issue 29: they were recomputed six times)
+    dens = _MIXTURES.setdefault((others, before, after, sigma), {})
+
+    def mixtures(v: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
+        if v not in dens:
+            dens[v] = (mix(v, vp), mix(v, vq))
+        return dens[v]
+
     e = mpmath.mpf(eps.numerator) / eps.denominator
     reach = 12 * s + 4
     cuts = sorted({-reach, reach, *(c for _, c in vp + vq)})
     out = []
-    for a, b in ((vp, vq), (vq, vp)):
-        def f(v: mpmath.mpf, a: Any = a, b: Any = b) -> mpmath.mpf:
-            pa, pb = mix(v, a), mix(v, b)
+    for flip in (False, True):  # p against q, then q against p
+        def f(v: mpmath.mpf, flip: bool = flip) -> mpmath.mpf:
+            pa, pb = mixtures(v)[::-1] if flip else mixtures(v)
             return pa * gauss_delta(e - mpmath.log(pa / pb))
         out.append(mpmath.quad(f, cuts))
     return max(out)
+
+
+_MIXTURES: dict[tuple[Any, ...], dict[mpmath.mpf, tuple[mpmath.mpf, mpmath.mpf]]] = {}
 
 
 PAIRS = [  # (others, before, after); the first is the realisable pair of the lower bound
@@ -150,7 +166,10 @@ def exact_delta_2d(p_law: list[tuple[float, tuple[float, ...]]],
 
         def dens(law: list[tuple[float, tuple[float, ...]]]) -> np.ndarray:
             phi = lambda m: np.exp(-((y - m) / sigma) ** 2 / 2) / (sigma * math.sqrt(2 * math.pi))  # noqa: E731
-            return sum(w * np.outer(phi(m[0]), phi(m[1])) for w, m in law)
+            # Σ_k w_k φ(m_k0) ⊗ φ(m_k1) as one (n × K)(K × n) product (issue 29: a sum of K
+            # outer products, each a grid of its own, was most of this test's time)
+            first = np.stack([w * phi(m[0]) for w, m in law], axis=1)
+            return first @ np.stack([phi(m[1]) for _, m in law])
 
         p, q = dens(p_law), dens(q_law)
         return [max(float(np.maximum(a - math.exp(float(e)) * b, 0).sum()) * h * h

@@ -13,6 +13,10 @@ from verifydp.claims import hu
 from verifydp.claims.base import Budget, Verdict
 from verifydp.exact.tfunc import EPS
 
+# one xdist_group for the module (issue 29): six tests read the module-scoped `results` (the
+# full check of every hu claim, ~3.5 s), computed once per worker that runs any of them
+pytestmark = pytest.mark.xdist_group("hu")
+
 
 def _fast() -> Budget:
     return Budget(fail_fast=True)

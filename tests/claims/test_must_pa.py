@@ -13,6 +13,10 @@ from verifydp.claims.must import amplification as mp
 from verifydp.claims.printed import judge_cell
 from verifydp.exact.interval import Bracket
 
+# one xdist_group for the module (issue 29): the verdict, mutant and table tests evaluate the
+# same cached laws of K and profiles; on one worker they are computed once
+pytestmark = pytest.mark.xdist_group("must-pa")
+
 R = sympy.Rational
 C = mp.C
 d = mp.dsym

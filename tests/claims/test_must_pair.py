@@ -25,6 +25,11 @@ from verifydp.witness.gaussian_sum import sum_laws
 F = Fraction
 WITNESS = Path(__file__).resolve().parents[2] / "counterexamples" / "must_sec3.3_pair.json"
 
+# the module in the group of tests/shared.py's must checks (issue 29): the corrected claim's full
+# check is shared with tests/cli/test_readable_numbers.py, and the module's tests evaluate the
+# same cached laws of K; on one worker each is computed once
+pytestmark = pytest.mark.xdist_group(MUST_GROUP)
+
 EXPECTED = {  # full-budget verdicts of the catalogue's checks (the snapshot test relies on them)
     "must/sec3.3:pair": Verdict.REFUTED,
     "must/sec3.3:pair:corrected": Verdict.REFUTED,
@@ -190,7 +195,6 @@ def test_mutant_worst_pair_refuted(one_scheme, mutant):
     assert res.verdict is Verdict.REFUTED, res.summary()
 
 
-@pytest.mark.xdist_group(MUST_GROUP)
 def test_corrected_refuted_near_zero_and_holds_above():
     """The corrected pair is no dominating pair either: at ε = 1/1000 the printed pair's own
     datasets (others at 0, x = −C vs x' = +C) exceed it; at ε ∈ {1/2, 1, 2} it holds, for

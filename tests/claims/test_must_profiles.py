@@ -23,6 +23,11 @@ from verifydp.mechanisms.profiles import (
     normal_cdf,
 )
 
+# one xdist_group for the module (issue 29): the module-scoped full check, the mutants and the
+# θ-grid test read the same hockey-stick references (lru_cache in mechanisms/profiles.py), so
+# one worker computes them once instead of both
+pytestmark = pytest.mark.xdist_group("must-profiles")
+
 F = Fraction
 
 
