@@ -1777,10 +1777,17 @@ def compose(pair: AnyPair, steps: int, *, epsilon: Fraction | None = None,
 
 def _refine_delta(pair: AnyPair, steps: int, eps: Fraction, grid: Grid,
                   rtol: Fraction, max_refinements: int) -> Bracket:
-    """`compose(epsilon=…, rtol=…)`: probe, first lattice, refinements (see `compose`).
-    Every lattice's per-direction brackets are certified, so each level intersects them
-    with the earlier ones, and a direction whose certified upper end lies below the best
-    certified lower end of δ is not composed again: δ = max of the two orders cannot be it."""
+    """`compose(epsilon=…, rtol=…)`: the first lattice from the float plan (`_float_plan`)
+    where it has one, else from the probes; then refinements (see `compose`). Every
+    lattice's per-direction brackets are certified, so each level intersects them with the
+    earlier ones, and a direction whose certified upper end lies below the best certified
+    lower end of δ is not composed again: δ = max of the two orders cannot be it."""
+    with memo_cells():  # a direction added on the same lattice reuses its cells
+        return _refine_delta_in(pair, steps, eps, grid, rtol, max_refinements)
+
+
+def _refine_delta_in(pair: AnyPair, steps: int, eps: Fraction, grid: Grid,
+                     rtol: Fraction, max_refinements: int) -> Bracket:
     caller_bits = grid.negligible_bits
     spread = composed_spread(pair, steps)
     if spread is not None and spread / _SPREAD_STEPS < grid.h:
@@ -1794,48 +1801,81 @@ def _refine_delta(pair: AnyPair, steps: int, eps: Fraction, grid: Grid,
     # k = 10^4: 1 % at every fine lattice), the finer ones go straight to the balls
     fft_lower = float(rtol) / 10
 
-    def level(g: Grid, probe: bool = False) -> tuple[Bracket, ...]:
+    def level(g: Grid, probe: bool = False,
+              only: tuple[int, ...] | None = None) -> tuple[Bracket, ...]:
         nonlocal fft_lower
-        dirs = tuple(d for d in (0, 1) if known[d] is None or known[d].hi > b.lo)  # type: ignore[union-attr]
+        dirs = only if only is not None else tuple(
+            d for d in (0, 1) if known[d] is None or known[d].hi > b.lo)  # type: ignore[union-attr]
         c = composed(pair, steps, g, dirs, target=float(eps), fft_lower=fft_lower)
         got = c.directions(eps, known)
         if not probe and any(x > fft_lower for x in c._fft_loss):
             fft_lower = 0.0
         return got
 
-    for shrink in _PROBES:
-        probe_h = grid.h * _PROBE_H / shrink
-        known = level(replace(grid, h=probe_h, negligible_bits=bits), probe=True)
+    plan = _float_plan(pair, steps, float(eps), grid, rtol)
+    if plan is not None:
+        # floats choose the lattice, the cut and which order is composed there; every
+        # bracket below is certified whatever they chose
+        h, scale, minor = plan
+        if minor is not None:
+            # the smaller order's certified upper end on a coarse lattice (its lower end,
+            # 0, is trivially certified): if it lies below the larger order's certified
+            # lower end, that order is never composed on the fine lattice
+            d, minor_h = minor
+            g = replace(grid, h=minor_h, negligible_bits=bits)
+            c = composed(pair, steps, g, (d,), target=float(eps), fft_lower=0.0)
+            hi = min(c._upper_at(d, eps), Fraction(1))
+            known = tuple(Bracket(Fraction(0), hi) if e == d else None for e in (0, 1))
+        grid = replace(grid, h=h, negligible_bits=_cut_bits(steps, grid, scale, float(eps),
+                                                            rtol))
+        known = level(grid, only=tuple(d for d in (0, 1) if known[d] is None))
         b = _max_bracket(known)  # type: ignore[arg-type]
-        if b.hi == 0 or b.hi - b.lo <= rtol * b.hi:
-            return b
-        if b.lo == 0:  # nothing certified: perhaps the coarse cut hid a tiny δ
-            bits = caller_bits
-            continue
-        bits = _cut_bits(steps, grid, float(b.lo), float(eps), rtol)
-        if b.hi - b.lo < _LAW_REGIME * b.hi:
-            break
-    grid = replace(grid, negligible_bits=bits if b.lo > 0 else caller_bits,
-                   h=_first_h(grid, probe_h, b, rtol))
-    while True:
+        if minor is not None and known[minor[0]].hi > b.lo \
+                and not (b.hi == 0 or b.hi - b.lo <= rtol * b.hi):  # type: ignore[union-attr]
+            # the coarse upper end did not clear the larger order's lower end: that
+            # order on the same lattice after all
+            known = level(grid, only=(minor[0],))
+            b = _max_bracket(known)  # type: ignore[arg-type]
+    else:
+        for shrink in _PROBES:
+            probe_h = grid.h * _PROBE_H / shrink
+            known = level(replace(grid, h=probe_h, negligible_bits=bits), probe=True)
+            b = _max_bracket(known)  # type: ignore[arg-type]
+            if b.hi == 0 or b.hi - b.lo <= rtol * b.hi:
+                return b
+            if b.lo == 0:  # nothing certified: perhaps the coarse cut hid a tiny δ
+                bits = caller_bits
+                continue
+            bits = _cut_bits(steps, grid, float(b.lo), float(eps), rtol)
+            if b.hi - b.lo < _LAW_REGIME * b.hi:
+                break
+        grid = replace(grid, negligible_bits=bits if b.lo > 0 else caller_bits,
+                       h=_first_h(grid, probe_h, b, rtol))
         known = level(grid)
         b = _max_bracket(known)  # type: ignore[arg-type]
+    while True:
         if b.hi == 0 or b.hi - b.lo <= rtol * b.hi or max_refinements <= 0:
             return b
         grid = _finer(grid, b, rtol, caller_bits)
         max_refinements -= 1
+        known = level(grid)
+        b = _max_bracket(known)  # type: ignore[arg-type]
 
 
 def _finer(grid: Grid, b: Bracket, rtol: Fraction, caller_bits: int) -> Grid:
     """The next lattice after a bracket that missed `rtol`: finer by the factor the O(h²) law
-    predicts (between 2 and 8; 2 when nothing can be predicted). The caller's z and windows
+    predicts (between 2 and 8, or from _NEAR_MISS after a width within 2·rtol; 2 when
+    nothing can be predicted). The caller's z and windows
     are kept; the cut moves toward the caller's, in case the width was the cut's."""
     width = float((b.hi - b.lo) / b.hi)
-    factor = min(max(math.sqrt(width / (_AIM * float(rtol))), 2.0), 8.0) if b.lo > 0 else 2.0
+    # a near miss (within 2·rtol) is in the law's regime: a smaller step suffices there
+    least = 2.0 if width > 2 * float(rtol) else _NEAR_MISS
+    factor = min(max(math.sqrt(width / (_AIM * float(rtol))), least), 8.0) if b.lo > 0 else 2.0
     return replace(grid, h=grid.h / Fraction(factor).limit_denominator(64),
                    negligible_bits=min(caller_bits, grid.negligible_bits + 8))
 
 
+_NEAR_MISS = 1.25      # `_finer`'s least factor after a bracket within 2·rtol
 _PROBE_H = 10          # the first probe's lattice is this much coarser than the caller's
 _PROBES = (1, 3)       # probe lattices: _PROBE_H·h, then _PROBE_H·h/3 if the first said nothing
 _MIN_CUT_BITS = 40
@@ -1877,6 +1917,103 @@ def _first_h(grid: Grid, probe_h: Fraction, probe: Bracket, rtol: Fraction) -> F
         return grid.h
     factor = min(max((width / (_AIM * float(rtol))) ** (1 / _PROBE_ORDER), 1.5), 64.0)
     return probe_h / Fraction(factor).limit_denominator(64)
+
+
+_PLAN_LAW = 1.9 / 12   # the float plan's width law: (hi − lo)/hi ≈ this·k·(θ+1)²·h²
+_PLAN_AIM = 0.9        # … aimed at this fraction of rtol
+_PLAN_MIN_DELTA = 1e-12  # below this estimate of δ the probes decide (tiny δ, odd tails)
+_PLAN_FINEST = 8       # nor when the plan's lattice is finer than the caller's h / this
+_PLAN_MINOR = 10       # the smaller order this many times below: its upper end alone, coarse
+_PLAN_POINTS = 4001    # the one-step float loss law's grid
+_PLAN_CUT = 100        # the cut's δ scale: the estimate divided by this
+
+
+def _saddle(logw: np.ndarray, loss: np.ndarray, steps: int, eps: float
+            ) -> tuple[float, float] | None:
+    """(θ, δ estimate) for one order: θ solves k·K'(θ) = ε for the one-step loss's cumulant
+    generating function K under the order's first law (a float grid of it), δ the saddle
+    point approximation e^{kK(θ) − θε}/(θ(1+θ)·√(2πkK''(θ))). None when ε lies below the
+    k-fold loss's mean; (∞, 0) when θ > 10^4 or ε beyond k times the grid's largest loss.
+    Floats only: a plan, never a bound."""
+    logw = logw - np.logaddexp.reduce(logw)
+
+    def cgf(t: float) -> tuple[float, float, float]:
+        a = logw + t * loss
+        m = float(a.max())
+        e = np.exp(a - m)
+        tot = float(e.sum())
+        m1 = float((e * loss).sum()) / tot
+        return m + math.log(tot), m1, max(float((e * loss * loss).sum()) / tot - m1 * m1,
+                                          1e-300)
+
+    if steps * cgf(0.0)[1] >= eps:
+        return None
+    if steps * float(loss[logw > -700].max()) <= eps:
+        return math.inf, 0.0  # the k-fold loss never exceeds ε on the grid: δ ≈ 0
+    lo, hi = 0.0, 1.0
+    while steps * cgf(hi)[1] < eps:
+        lo, hi = hi, 2 * hi
+        if hi > 1e4:
+            return math.inf, 0.0  # ε at the loss's reach: δ negligible for the plan
+    t = (lo + hi) / 2
+    for _ in range(60):  # Newton inside the bracket, bisection where it leaves it
+        _, m1, m2 = cgf(t)
+        g = steps * m1 - eps
+        if g < 0:
+            lo = t
+        else:
+            hi = t
+        nxt = t - g / (steps * m2)
+        nxt = nxt if lo < nxt < hi else (lo + hi) / 2
+        if abs(nxt - t) <= 1e-9 * max(t, 1.0):
+            break
+        t = nxt
+    k0, _, k2 = cgf(t)
+    log_delta = steps * k0 - t * eps - math.log(t * (1 + t) * math.sqrt(2 * math.pi * steps * k2))
+    return t, math.exp(min(log_delta, 0.0))
+
+
+def _law_h(theta: float, steps: int, width: float) -> float:
+    """The lattice at which the float plan's width law predicts `width`."""
+    return math.sqrt(width / (_PLAN_LAW * steps * (theta + 1) ** 2))
+
+
+def _float_plan(pair: AnyPair, steps: int, eps: float, grid: Grid, rtol: Fraction
+                ) -> tuple[Fraction, float, tuple[int, Fraction] | None] | None:
+    """`compose(epsilon=…, rtol=…)`'s first lattice without certified probes: for a Gaussian
+    pair (mixtures too), each order's saddle point θ and δ estimate from one step's float
+    loss law (`_saddle`), the lattice h from the width law (hi − lo)/hi ≈ c·k·(θ+1)²·h² of
+    the larger order (c = _PLAN_LAW, fitted on the bench's Poisson Gaussians, where
+    c·12 runs 1.6–1.9), the cut's δ scale, and, when the other order's estimate is
+    `_PLAN_MINOR` times smaller, that order with a coarse lattice for its upper end alone
+    (the law read as log(upper/δ) ≈ c·k·(θ+1)²·h², which overstates the coarse excess).
+    None (the probes decide) for other pairs, an ε below the loss's mean, a δ estimate
+    below _PLAN_MIN_DELTA or a lattice finer than grid.h/_PLAN_FINEST. Floats only choose:
+    any lattice, cut and order is sound, and a bracket that misses rtol is refined."""
+    if not isinstance(pair, Pair) or pair.kernel != "gauss":
+        return None
+    lo, hi = _support(pair, Grid())
+    xs = np.linspace(lo, hi, _PLAN_POINTS)
+    lp, lq = _float_logpdf(pair, pair.p, xs), _float_logpdf(pair, pair.q, xs)
+    orders = [_saddle(lp, lp - lq, steps, eps), _saddle(lq, lq - lp, steps, eps)]
+    if orders[0] is None or orders[1] is None:
+        return None
+    major = 0 if orders[0][1] >= orders[1][1] else 1
+    theta, est = orders[major]
+    if not est >= _PLAN_MIN_DELTA:
+        return None
+    coarsest = grid.h * _PROBE_H
+    h = _law_h(theta, steps, _PLAN_AIM * float(rtol))
+    if h < float(grid.h) / _PLAN_FINEST:
+        return None
+    fine = min(Fraction(h).limit_denominator(10**6), coarsest)
+    minor = None
+    m_theta, m_est = orders[1 - major]
+    if m_est * _PLAN_MINOR <= est:
+        m_h = _law_h(m_theta, steps, math.log(est / m_est / 2)) if m_est > 0 else math.inf
+        minor = (1 - major, max(min(Fraction(m_h).limit_denominator(10**6), coarsest), fine)
+                 if m_h < float(coarsest) else coarsest)
+    return fine, est / _PLAN_CUT, minor
 
 
 def _cut_bits(steps: int, grid: Grid, scale: float, eps: float, rtol: Fraction) -> int:
