@@ -1739,13 +1739,16 @@ def compose(pair: AnyPair, steps: int, *, epsilon: Fraction | None = None,
     `pair`, as a `Bracket` with exact rational ends.
 
     With `rtol`, the lattice is chosen to make the bracket's relative width (hi − lo)/hi at
-    most `rtol`. For δ(ε), a probe on a lattice `_PROBE_H` times coarser than ``grid.h``
-    comes first (returned if it already meets `rtol`); where its width is in the O(h²)
+    most `rtol`. For δ(ε) on a Gaussian pair, a float plan (`_float_plan`: saddle points of
+    one step's float loss law, a width law in h) picks the first lattice, the cut and which
+    order needs only a coarse upper end, with no certified probe. Elsewhere (and where the
+    plan declines: large or tiny δ), a probe on a lattice `_PROBE_H` times coarser than
+    ``grid.h`` comes first (returned if it already meets `rtol`); where its width is in the O(h²)
     regime of the discretisation error, that law picks the first real lattice, which may be
     coarser than ``grid.h`` (q = 1/100, σ = 3/5, k = 1000 meets 1 % at h ≈ 1/150, not 1/1000),
     and the probe's certified δ sets the negligible cut (`_cut_bits`). Then the lattice is
     refined (at most `max_refinements` times) by the factor the law predicts (between 2 and
-    8; 2 when nothing can be predicted): the work grows as 1/h, and halving step by step would
+    8, from 1.25 after a near miss; 2 when nothing can be predicted): the work grows as 1/h, and halving step by step would
     pay for every intermediate lattice. Every bracket on the way is certified, and the last
     one is returned whether or not it met `rtol`."""
     if (epsilon is None) == (delta is None):
