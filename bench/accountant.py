@@ -68,29 +68,29 @@ def pld_roundoff(d: object, eps: float) -> float | None:
 
 GOALS = {1000: (Fraction(1, 100), 1.0), 10_000: (Fraction(1, 100), 2.0)}  # and ≤ dp-accounting's time
 
-# why a setting still misses a time goal (measured 2026-11-27 on 2 cores under load 1–2,
-# after issue 29 goal 3's changes; bench/README.md's accountant row has the whole table)
+# why a setting still misses a time goal (measured 2026-11-27 on 2 cores under load 3–4,
+# after issue 29 goal 3's float plan; bench/README.md's accountant row has the whole table)
 WHY = {
     (Fraction(1, 1000), Fraction(1), 10_000):
-        "dp-accounting takes ~0.22 s; verifydp ~0.9 s (within 2 s): four lattices, the probes "
-        "1/100 and 1/300 saturated (upper ends 2e-5 and 1.3e-9 against δ ≈ 1e-11), the "
-        "caller's 1/1000 (24 % wide, from which the O(h²) law picks ≈ 1/5400) ~0.15 s, and the "
-        "final ≈ 1/5400 ~0.7 s: three tilted FFT powers of 2^18 entries (the tilted step law is "
-        "heavy-tailed, mean ≈ 6.5 and sd ≈ 100 lattice steps, so 10⁴ steps need 2^18 before "
-        "the certified aliasing is below the round-off) ~0.3 s, certified cells ~0.16 s, the "
-        "certified sums the rest",
+        "dp-accounting takes ~0.22 s; verifydp ~0.6–0.7 s (within 2 s): no probes any more "
+        "(the float plan picks h ≈ 1/5830 from the saddle point θ ≈ 12.9, and certifies the "
+        "smaller order's upper end alone on 1/620, ~0.02 s), but on that lattice three tilted "
+        "FFT powers of 2^18 entries (the tilted step law is heavy-tailed, mean ≈ 6.5 and sd ≈ "
+        "100 lattice steps, so 10⁴ steps need 2^18 before the certified aliasing is below the "
+        "round-off) ~0.3 s, certified cells ~0.16 s, the certified sums the rest",
     (Fraction(1, 1000), Fraction(3, 5), 10_000):
-        "(meets it at ~0.8× dp-accounting's time; near 1× under load) the final lattice "
-        "h ≈ 1/2200 needs FFT windows of 2^17–2^18 entries for a heavy-tailed composed law, "
-        "plus ~0.15 s of certified cells",
+        "(~1× dp-accounting; 0.8× before the float plan) the plan's width law under-predicts "
+        "this pair (fitted c·12 = 1.9, this pair's 2.57, smooth in h from 1/1400 to 1/2186), "
+        "so its h ≈ 1/1606 misses 1 % (1.22 %) and a refinement to 1/2008 follows; each "
+        "lattice needs FFT windows of 2^17–2^18 entries for a heavy-tailed composed law",
     (Fraction(1, 100), Fraction(2), 1000):
-        "dp-accounting takes ~0.065 s; verifydp ~0.16 s: three lattices, the probes 1/100 and "
-        "1/300 ~0.03 s each (fixed costs: the float cut search, the Taylor models' arb "
-        "coefficients), the final ≈ 1/4000 ~0.1 s (certified cells in intervals ~0.055 s, "
-        "tilted FFT powers of 2^13–2^14 and their certified sums ~0.04 s)",
+        "dp-accounting takes ~0.065 s; verifydp ~0.14 s: no probes any more, one lattice "
+        "≈ 1/4080 (~0.12 s: certified cells in intervals, with the Taylor models' arb "
+        "coefficients, ~0.05 s; tilted FFT powers of 2^13–2^14 and their certified sums "
+        "~0.05 s) and the smaller order's upper end alone on 1/286 (~0.02 s)",
     (Fraction(1, 100), Fraction(2), 10_000):
-        "dp-accounting takes ~0.08 s; verifydp ~0.17–0.2 s, the same parts as at k = 1000 "
-        "(final lattice ≈ 1/2070, ~0.11 s, both orders' upper vectors there)",
+        "(~0.9–1.0× dp-accounting, ~0.085 s) one lattice ≈ 1/1670 with both orders (their "
+        "δ estimates within 10×): certified cells ~0.045 s, FFT powers and sums ~0.035 s",
 }
 
 
