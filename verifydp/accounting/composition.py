@@ -1927,6 +1927,7 @@ _PLAN_AIM = 0.9        # … aimed at this fraction of rtol
 _PLAN_MIN_DELTA = 1e-12  # below this estimate of δ the probes decide (tiny δ, odd tails)
 _PLAN_FINEST = 8       # nor when the plan's lattice is finer than the caller's h / this
 _PLAN_MINOR = 10       # the smaller order this many times below: its upper end alone, coarse
+_PLAN_MINOR_COARSER = 3  # … on a lattice at least this much coarser (else both on the fine one)
 _PLAN_POINTS = 4001    # the one-step float loss law's grid
 _PLAN_CUT = 100        # the cut's δ scale: the estimate divided by this
 
@@ -1987,8 +1988,9 @@ def _float_plan(pair: AnyPair, steps: int, eps: float, grid: Grid, rtol: Fractio
     pair (mixtures too), each order's saddle point θ and δ estimate from one step's float
     loss law (`_saddle`), the lattice h from the width law (hi − lo)/hi ≈ c·k·(θ+1)²·h² of
     the larger order (c = _PLAN_LAW, fitted on the bench's Poisson Gaussians, where
-    c·12 runs 1.6–1.9), the cut's δ scale, and, when the other order's estimate is
-    `_PLAN_MINOR` times smaller, that order with a coarse lattice for its upper end alone
+    c·12 runs 1.5–1.9), the cut's δ scale, and, when the other order's estimate is
+    `_PLAN_MINOR` times smaller, that order with a coarse lattice (at least
+    `_PLAN_MINOR_COARSER` times coarser than the fine one) for its upper end alone
     (the law read as log(upper/δ) ≈ c·k·(θ+1)²·h², which overstates the coarse excess).
     None (the probes decide) for other pairs, an ε below the loss's mean, a δ estimate
     below _PLAN_MIN_DELTA or a lattice finer than grid.h/_PLAN_FINEST. Floats only choose:
@@ -2014,8 +2016,10 @@ def _float_plan(pair: AnyPair, steps: int, eps: float, grid: Grid, rtol: Fractio
     m_theta, m_est = orders[1 - major]
     if m_est * _PLAN_MINOR <= est:
         m_h = _law_h(m_theta, steps, math.log(est / m_est / 2)) if m_est > 0 else math.inf
-        minor = (1 - major, max(min(Fraction(m_h).limit_denominator(10**6), coarsest), fine)
-                 if m_h < float(coarsest) else coarsest)
+        m_grid = (max(min(Fraction(m_h).limit_denominator(10**6), coarsest), fine)
+                  if m_h < float(coarsest) else coarsest)
+        # a lattice of its own pays for its own cells: only where it is much coarser
+        minor = (1 - major, m_grid) if m_grid >= _PLAN_MINOR_COARSER * fine else None
     return fine, est / _PLAN_CUT, minor
 
 
