@@ -107,3 +107,14 @@ def test_no_plan_where_the_probes_decide() -> None:
     assert C._float_plan(C.poisson_gaussian(F(1, 10), F(1)), 1000, 1.0, grid, rtol) is None
     assert C._float_plan(C.laplace(F(1)), 10, 1.0, grid, rtol) is None
     assert C._float_plan(C.poisson_gaussian(F(1, 1000), F(2)), 1000, 1.0, grid, rtol) is None
+
+
+def test_the_smaller_order_shares_a_lattice_that_is_not_much_coarser() -> None:
+    """k = 1 (q = 1/20, σ = 4/5): the fine lattice is the coarsest allowed, so the smaller
+    order gets no lattice of its own (it would pay for its cells again): both orders are
+    composed on the fine one, and the bracket still meets rtol."""
+    pair = C.poisson_gaussian(F(1, 20), F(4, 5))
+    plan = C._float_plan(pair, 1, 1.0, C.Grid(), F(1, 100))
+    assert plan is not None and plan[2] is None
+    b = C.compose(pair, 1, epsilon=F(1), rtol=F(1, 100))
+    assert b.hi - b.lo <= F(1, 100) * b.hi
