@@ -7,6 +7,7 @@ Exit status: 0 whatever the verdicts; 2 on usage errors (unknown claim, bad file
 from __future__ import annotations
 
 import argparse
+import atexit
 import codecs
 import contextlib
 import gc
@@ -224,8 +225,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         stopped = ("verifydp: interrupted", 130)
     # outside the handler, so the interrupt's traceback is gone: the finalisers of objects it
-    # cut short have run (z3's Context.__del__ printed "'Context' object has no attribute
-    # 'owner'" after our line when Ctrl-C landed in its __init__), and ours is the last line
+    # cut short run now (z3's Context.__del__ printed "'Context' object has no attribute
+    # 'owner'" after our line when Ctrl-C landed in its __init__); any still pending at exit
+    # are the same half-built objects, and their complaints are not ours to print: ours is
+    # the last line
+    atexit.register(setattr, sys, "unraisablehook", lambda _unraisable: None)
     gc.collect()
     assert stopped is not None
     print(stopped[0], file=sys.stderr)
@@ -264,12 +268,6 @@ def _main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"verifydp: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except Terminated:
-        print("verifydp: terminated", file=sys.stderr)
-        return 143
-    except KeyboardInterrupt:
-        print("verifydp: interrupted", file=sys.stderr)
-        return 130
     except OSError as exc:  # a path the user gave that cannot be read or written
         where = f": {exc.filename}" if exc.filename else ""
         print(f"verifydp: {exc.strerror or exc}{where}", file=sys.stderr)
