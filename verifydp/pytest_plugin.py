@@ -11,18 +11,22 @@ fails the test with the minimised disagreement (or the minimal unsound input) fo
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from verifydp.regress import RegressReport, regress
+if TYPE_CHECKING:
+    from verifydp.regress import RegressReport
 
-RegressCheck = Callable[..., RegressReport]
+# every pytest run of an environment with verifydp installed loads this plugin: the regress
+# machinery (hypothesis, sympy, z3: about 2 s) is imported when the fixture is first used
+RegressCheck = Callable[..., "RegressReport"]
 
 
 @pytest.fixture
 def verifydp_regress() -> RegressCheck:
     """`verifydp_regress(fn, claim=ID, **options)`: options as for `verifydp.regress.regress`."""
+    from verifydp.regress import regress
 
     def check(fn: Callable[..., Any], claim: str, **options: Any) -> RegressReport:
         report = regress(fn, claim, **options)
