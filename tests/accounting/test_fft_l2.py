@@ -12,16 +12,9 @@ import flint
 import numpy as np
 import pytest
 
+from tests.accounting.test_fftpow import _exact_circular
 from verifydp.accounting.composition import _FftOut, _window_sum
 from verifydp.accounting.fftpow import power
-
-
-def _exact_circular(a: np.ndarray, k: int, n: int) -> list[flint.arb]:
-    coeffs = (flint.arb_poly([flint.arb(float(x)) for x in a]) ** k).coeffs()
-    out = [flint.arb(0)] * n
-    for i, x in enumerate(coeffs):
-        out[i % n] += x
-    return out
 
 
 @pytest.mark.parametrize("k", [2, 7, 33])

@@ -350,7 +350,13 @@ def _reaches(pair: Pair, cuts: list[float], grid: Grid) -> dict[Fraction, _Reach
     """Per centre, the cuts where the component's weighted mass is not negligible: a mixture
     of many components (a law of K) spans far more cuts than any one component reaches, and
     evaluating every kernel at every cut was most of the work (MUST Table 8's laws)."""
-    arr = np.asarray(cuts)
+    return {c: _Reach(j0, j1, _kernel_values(pair, c, cuts[j0:j1 + 1]))
+            for c, (j0, j1) in _reach_spans(pair, np.asarray(cuts), grid).items()}
+
+
+def _reach_spans(pair: Pair, cuts: np.ndarray, grid: Grid) -> dict[Fraction, tuple[int, int]]:
+    """Per centre, the first and last cut where its largest weight's kernel mass is not
+    negligible (a float choice: cells outside are enclosed by the out-of-reach shares)."""
     weight: dict[Fraction, Fraction] = {}
     for w, c in pair.p + pair.q:
         weight[c] = max(weight.get(c, Fraction(0)), w)
@@ -359,11 +365,11 @@ def _reaches(pair: Pair, cuts: list[float], grid: Grid) -> dict[Fraction, _Reach
     for c, w in weight.items():
         budget = math.log(float(w)) + (grid.negligible_bits + _REACH_EXTRA_BITS) * math.log(2)
         r = (math.sqrt(2 * budget) if pair.kernel != "laplace" else budget) + 1 if budget > 0 else 1.0
-        j0 = max(int(np.searchsorted(arr, float(c) - r * sf)) - 1, 0)
-        j1 = min(int(np.searchsorted(arr, float(c) + r * sf, side="right")), len(cuts) - 1)
+        j0 = max(int(np.searchsorted(cuts, float(c) - r * sf)) - 1, 0)
+        j1 = min(int(np.searchsorted(cuts, float(c) + r * sf, side="right")), len(cuts) - 1)
         if j1 <= j0:
             j0, j1 = 0, len(cuts) - 1
-        out[c] = _Reach(j0, j1, _kernel_values(pair, c, cuts[j0:j1 + 1]))
+        out[c] = (j0, j1)
     return out
 
 
@@ -1008,20 +1014,8 @@ class _ReachIv:
 
 def _reaches_iv(pair: Pair, cuts: np.ndarray, grid: Grid) -> dict[Fraction, _ReachIv]:
     """`_reaches` (the same float choice of each centre's cuts), values in intervals."""
-    weight: dict[Fraction, Fraction] = {}
-    for w, c in pair.p + pair.q:
-        weight[c] = max(weight.get(c, Fraction(0)), w)
-    out = {}
-    sf = float(pair.scale)
-    for c, w in weight.items():
-        budget = math.log(float(w)) + (grid.negligible_bits + _REACH_EXTRA_BITS) * math.log(2)
-        r = math.sqrt(2 * budget) + 1 if budget > 0 else 1.0
-        j0 = max(int(np.searchsorted(cuts, float(c) - r * sf)) - 1, 0)
-        j1 = min(int(np.searchsorted(cuts, float(c) + r * sf, side="right")), len(cuts) - 1)
-        if j1 <= j0:
-            j0, j1 = 0, len(cuts) - 1
-        out[c] = _ReachIv(j0, j1, *_gauss_values_iv(c, pair.scale, cuts[j0:j1 + 1]))
-    return out
+    return {c: _ReachIv(j0, j1, *_gauss_values_iv(c, pair.scale, cuts[j0:j1 + 1]))
+            for c, (j0, j1) in _reach_spans(pair, cuts, grid).items()}
 
 
 _U = 2.0**-53

@@ -424,7 +424,7 @@ def copies_revealed(size: int, m: int, diameter: Fraction, noise: Fraction, kern
     release (`tail`). The lower end is the realisable pair Σ_l Pr(K = l)K(l·d) against K(0)
     (the others at one end of the value range, the record moved to the other end)."""
     law = truncated_law("wr", size, None, m)
-    pi = 1 - sum((w for k, w in law.weights if k == 0), Fraction(0))  # exact: l = 0 is kept
+    pi = inclusion("srswr", {"m": m}, size)
     rate = dyadic(pi, 96, up=True)
     drawn = [(k, w) for k, w in law.weights if k >= 1]
     kept = sum((w for _, w in drawn), Fraction(0))

@@ -100,6 +100,19 @@ def _bitrev(n: int) -> np.ndarray:
     return rev
 
 
+def _cmul(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray,
+          out_r: np.ndarray, out_i: np.ndarray, tmp: np.ndarray) -> None:
+    """The standard complex product (ar·br − ai·bi, ar·bi + ai·br) into out_r, out_i (which
+    must not alias the operands), each real product and sum rounded once: the operations
+    Theorem 24.2 counts."""
+    np.multiply(ar, br, out=out_r)
+    np.multiply(ai, bi, out=tmp)
+    np.subtract(out_r, tmp, out=out_r)
+    np.multiply(ar, bi, out=out_i)
+    np.multiply(ai, br, out=tmp)
+    np.add(out_i, tmp, out=out_i)
+
+
 def _fft(re: np.ndarray, im: np.ndarray, inverse: bool) -> tuple[np.ndarray, np.ndarray]:
     """Radix-2 decimation-in-time Cooley–Tukey, explicit real arithmetic (unnormalised).
     Every butterfly computes p = ω̂·v as (v_r t_r − v_i t_i, v_r t_i + v_i t_r), each product
@@ -121,13 +134,8 @@ def _fft(re: np.ndarray, im: np.ndarray, inverse: bool) -> tuple[np.ndarray, np.
         xr2, xi2 = xr.reshape(rows, m), xi.reshape(rows, m)
         ur, ui = xr2[:, :half], xi2[:, :half]
         vr, vi = xr2[:, half:], xi2[:, half:]
-        pr2, pi2, t2 = pr.reshape(rows, half), pi_.reshape(rows, half), tmp.reshape(rows, half)
-        np.multiply(vr, tr, out=pr2)
-        np.multiply(vi, ti, out=t2)
-        np.subtract(pr2, t2, out=pr2)
-        np.multiply(vr, ti, out=pi2)
-        np.multiply(vi, tr, out=t2)
-        np.add(pi2, t2, out=pi2)
+        pr2, pi2 = pr.reshape(rows, half), pi_.reshape(rows, half)
+        _cmul(vr, vi, tr, ti, pr2, pi2, tmp.reshape(rows, half))
         yr2, yi2 = yr.reshape(rows, m), yi.reshape(rows, m)
         np.add(ur, pr2, out=yr2[:, :half])
         np.subtract(ur, pr2, out=yr2[:, half:])
@@ -146,19 +154,15 @@ def _cpow(re: np.ndarray, im: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarra
     rr: np.ndarray | None = None
     ri = np.empty(n)
     br, bi = re.copy(), im.copy()
-    t1, t2 = np.empty(n), np.empty(n)
+    t1, t2, t3 = np.empty(n), np.empty(n), np.empty(n)
     while True:
         if k & 1:
             if rr is None:
                 rr, ri = br.copy(), bi.copy()
-            else:  # (rr·br − ri·bi, rr·bi + ri·br)
-                np.multiply(rr, br, out=t1)
-                np.multiply(ri, bi, out=t2)
-                np.subtract(t1, t2, out=t1)
-                np.multiply(rr, bi, out=t2)
-                np.multiply(ri, br, out=rr)
-                np.add(t2, rr, out=ri)
+            else:
+                _cmul(rr, ri, br, bi, t1, t3, t2)
                 rr, t1 = t1, rr
+                ri, t3 = t3, ri
         k >>= 1
         if not k:
             break
