@@ -494,9 +494,10 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
     step = progress or (lambda _s: None)
     # with replacement under substitution: the copy count revealed given the record is drawn
     # (`dominating.copies_revealed`); MUST's two stages have no single pair: two chained links
-    copies = (spec.kind in COPY_KINDS and spec.protect is Relation.REPLACE
-              and mech.kind != "randomized-response")
-    chain, copies = copies and spec.kind != "srswr", copies and spec.kind == "srswr"
+    substituted_copies = (spec.kind in COPY_KINDS and spec.protect is Relation.REPLACE
+                          and mech.kind != "randomized-response")
+    chain = substituted_copies and spec.kind != "srswr"
+    copies = substituted_copies and spec.kind == "srswr"
     try:
         if chain:
             cands = (copies_chain(spec.kind, spec.params, spec.size, mech.kind, mech.query,
