@@ -22,6 +22,7 @@
 """
 
 from verifydp.accounting.atoms import FinitePair, randomized_response
+from verifydp.accounting.ballsbins import Allocation, allocation_gaussian
 from verifydp.accounting.composition import (
     Composed,
     Grid,
@@ -38,12 +39,14 @@ from verifydp.accounting.composition import (
 from verifydp.accounting.dominating import Dominating, dominating_pairs, law_pair
 
 __all__ = [
+    "Allocation",
     "Composed",
     "Dominating",
     "FinitePair",
     "Grid",
     "Pair",
     "Revealed",
+    "allocation_gaussian",
     "compose",
     "composed",
     "dominating_pairs",

@@ -57,8 +57,9 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from verifydp.accounting import fftpow
+from verifydp.accounting import ballsbins, fftpow
 from verifydp.accounting.atoms import FinitePair, discrete_gaussian_atoms, finite_atoms
+from verifydp.accounting.ballsbins import Allocation
 from verifydp.exact import normal_iv
 from verifydp.exact import vecint as vi
 from verifydp.exact.arb import ball, kernel_cdf, rational
@@ -169,7 +170,7 @@ def symmetrised(pair: Pair | FinitePair | Revealed) -> Symmetrised | Revealed:
     return Symmetrised(pair, pair.name)
 
 
-AnyPair = Pair | FinitePair | Revealed | Symmetrised
+AnyPair = Pair | FinitePair | Revealed | Symmetrised | Allocation
 
 
 def poisson_gaussian(q: Fraction, sigma: Fraction) -> Pair:
@@ -658,6 +659,8 @@ def _steps_of(pair: AnyPair, grid: Grid) -> _Both:
     if isinstance(pair, Symmetrised):
         sym = _symmetric_step(*_steps(pair.inner, grid), ha)
         return _Both(sym, lambda: sym, symmetric=True)
+    if isinstance(pair, Allocation):
+        return _allocation_steps(pair, grid)
     if isinstance(pair, FinitePair) or pair.kernel in _DISCRETE:
         return _atom_steps(pair, grid, ha)
     if _VECTOR_CELLS and pair.kernel == "gauss":
@@ -1104,6 +1107,69 @@ def _gauss_steps(pair: Pair, grid: Grid) -> _Both:
                              -idx_hi[1:][::-1], -idx_lo[:-1][::-1],
                              (-int(idx_hi[-1]), -int(idx_lo[-1])), h)
     return _Both(fwd, rev)
+
+
+
+def _lattice_ends(ratio: vi.Iv, h: Fraction) -> tuple[np.ndarray, np.ndarray]:
+    """floor(log lo / h) and ceil(log hi / h) of likelihood-ratio enclosures (lo > 0)."""
+    loss = vi.log(ratio)
+    il, ih = vi.of_ball(1 / ball(h))
+    scaled = vi.mul(loss, (np.full_like(loss[0], il), np.full_like(loss[0], ih)))
+    return np.floor(scaled[0]).astype(np.int64), np.ceil(scaled[1]).astype(np.int64)
+
+
+def _allocation_steps(pair: Allocation, grid: Grid) -> _Both:
+    """Both directions of one balls-and-bins epoch (`verifydp.accounting.ballsbins`): the
+    upper vectors from its spread pair's atoms (each atom a cell of a single likelihood
+    ratio, split by connect-the-dots between the lattice points around its loss), the
+    bucket vectors from the labels' exact law (a dominated pair; the bucket is the label's
+    lattice cell), merged on one index range."""
+    law = ballsbins.laws(pair)
+    h = grid.h
+    zero = flint.arb(0)
+    keep = law.spread_q > 0
+    ratio = (law.spread_lr[0][keep], law.spread_lr[1][keep])
+    qm = (law.spread_q[keep], law.spread_q[keep])
+    pm = vi.mul(ratio, qm)
+    a, b = _lattice_ends(ratio, h)
+    t_keep = law.test_q[1] > 0
+    t_ratio = (law.test_lr[0][t_keep], law.test_lr[1][t_keep])
+    tp = (law.test_p[0][t_keep], law.test_p[1][t_keep])
+    tq = (law.test_q[0][t_keep], law.test_q[1][t_keep])
+    ta, _ = _lattice_ends(t_ratio, h)
+    (p0, q0), (p_top, q_top) = law.test_bottom, law.test_top
+
+    def direction(sign: int) -> _Step:
+        if sign > 0:
+            up = _direction_iv(pm, qm, zero, law.p_inf, law.q_neg_inf, law.q_top, a, b,
+                               (int(a[0]), int(b[0])), h)
+            low = _direction_iv(tp, tq, p0, p_top, q0, q_top, ta, ta,
+                                (int(ta[0]), int(ta[0])), h)
+        else:  # P and Q swap, the loss is negated, the axis runs the other way
+            up = _direction_iv((qm[0][::-1], qm[1][::-1]), (pm[0][::-1], pm[1][::-1]),
+                               law.q_top, law.q_neg_inf, law.p_inf, zero,
+                               -b[::-1], -a[::-1], (-int(b[-1]), -int(a[-1])), h)
+            low = _direction_iv((tq[0][::-1], tq[1][::-1]), (tp[0][::-1], tp[1][::-1]),
+                                q_top, q0, p_top, p0, -ta[::-1], -ta[::-1],
+                                (-int(ta[-1]), -int(ta[-1])), h)
+        return _merged(up, low)
+
+    return _Both(direction(1), lambda: direction(-1))
+
+
+def _merged(up: _Step, low: _Step) -> _Step:
+    """The upper vectors of `up` and the bucket vectors of `low` on one index range (the
+    two come from different pairs of one step: a dominating one and a dominated one)."""
+    off = min(up.off, low.off)
+    end = max(up.off + len(up.upper), low.off + len(low.low_p))
+    zero = flint.arb(0)
+
+    def pad(v: list[flint.arb], o: int) -> list[flint.arb]:
+        return [zero] * (o - off) + v + [zero] * (end - o - len(v))
+
+    return _Step(pad(up.upper, up.off), up.upper_inf, pad(low.low_p, low.off),
+                 pad(low.low_q, low.off), off, up.mean_p, up.mean_q, max(up.sd, low.sd),
+                 low.bucket_mean_p, low.bucket_mean_q)
 
 
 # ---------------------------------------------------------------- composition
@@ -1801,7 +1867,7 @@ def composed_spread(pair: AnyPair, steps: int) -> float | None:
     pair's is its inner pair's (one order's: a float choice). Only chooses a lattice."""
     if isinstance(pair, Symmetrised):
         pair = pair.inner
-    if isinstance(pair, (FinitePair, Revealed)) or pair.kernel in _DISCRETE:
+    if isinstance(pair, (FinitePair, Revealed, Allocation)) or pair.kernel in _DISCRETE:
         return None
     lo, hi = _support(pair, Grid())
     xs = np.linspace(lo, hi, 20001)
