@@ -29,6 +29,11 @@ no tight dominating pair (Chua et al., ICML 2024 and NeurIPS 2024), so its brack
 lattice bracket: the upper end assumes no amplification (an epoch is one release at the
 substitution diameter, E epochs its E-fold composition; proofs/deployment_pairs.md#shuffle),
 the lower end is Chua et al.'s max test on a concrete pair (`verifydp.accounting.shuffle`).
+
+Balls-and-bins (`kind = "balls-and-bins"`, each record in one of the t = ⌊N/b⌋ steps of an
+epoch, independently, afresh each epoch) has a tight pair per epoch (Chua et al., AISTATS
+2025), certified on both ends by `verifydp.accounting.ballsbins`: E epochs are its E-fold
+composition (proofs/deployment_pairs.md#balls-and-bins).
 Papers and claim ids: docs/foundations.md#composition.
 """
 
@@ -49,6 +54,7 @@ from verifydp.accounting import (
     FinitePair,
     Grid,
     Pair,
+    allocation_gaussian,
     composed,
     invert_delta,
 )
@@ -71,13 +77,20 @@ from verifydp.accounting.dominating import (
 from verifydp.accounting.shuffle import shuffle_lower
 from verifydp.accounting.threshold import ThresholdTest, count_test, mixture_count_test
 from verifydp.accounting.twopoint import GaussianShift, gaussian_shift
-from verifydp.audit.spec import AuditSpec, CompositionSpec, DesignFileError
+from verifydp.audit.spec import (
+    AuditSpec,
+    CompositionSpec,
+    DesignFileError,
+    allocation_rate,
+    steps_per_epoch,
+)
 from verifydp.exact.arb import ball, kernel_cdf, rational
 from verifydp.exact.interval import Bracket
 from verifydp.exact.numtext import decimal_string, readable
 from verifydp.population import Relation
 
-__all__ = ["AccountantResult", "Deployment", "audit_deployment", "number_json", "shuffle_delta"]
+__all__ = ["AccountantResult", "Deployment", "allocation_delta", "audit_deployment",
+           "number_json", "shuffle_delta"]
 
 _TOL = Fraction(1, 2000)   # bisection tolerance of ε(δ), relative
 _MAX_REFINE = 3
@@ -330,6 +343,30 @@ def shuffle_delta(spec: AuditSpec, steps: int, grid: Grid) -> DeltaFn:
     return delta
 
 
+def allocation_delta(spec: AuditSpec, steps: int, grid: Grid, target: float | None = None
+                     ) -> DeltaFn:
+    """δ(ε) of a balls-and-bins loader after `steps` releases: E = steps/t epochs of the
+    epoch pair (`verifydp.accounting.ballsbins`), both ends certified. A partial last epoch
+    is bracketed by the epochs begun (its steps are a post-processing of a whole epoch's) and
+    the epochs completed (dropping releases is post-processing too)."""
+    mech = spec.mechanism
+    assert mech is not None
+    t = steps_per_epoch(spec.size, spec.params["batch"])
+    pair = allocation_gaussian(t, mech.noise / mech.magnitude)
+    whole, part = divmod(steps, t)
+    up = composed(pair, whole + (part > 0), grid, target=target)
+    low = composed(pair, whole, grid, directions=()) if part and whole else None
+
+    def delta(eps: Fraction) -> Bracket:
+        b = up.delta(eps)
+        lo = b.lo if not part else (low.delta_lower(eps) if low is not None else Fraction(0))
+        if lo > b.hi:  # a dominated pair above a dominating one: a bug, never hidden
+            raise ArithmeticError(f"balls-and-bins: lower end {float(lo):.6g} above the "
+                                  f"upper end {float(b.hi):.6g} at ε = {eps}")
+        return Bracket(lo, min(b.hi, Fraction(1)))
+    return delta
+
+
 def chained_delta(link: Dominating, steps: int, grid: Grid) -> DeltaFn:
     """δ(ε) of a design that may draw a record twice, under substitution: the upper end
     chains two add/remove links D → D⁻ → D' (`accounting.chained`), each the link pair
@@ -444,8 +481,10 @@ def candidates(spec: AuditSpec) -> tuple[Dominating, ...]:
     """The design's per-step dominating pairs for the file's mechanism and relation."""
     mech = spec.mechanism
     assert mech is not None
-    # shuffle: one batch alone is a fixed-size draw without replacement of b (its one release)
-    kind, params = (("srswor", {"m": spec.params["batch"]}) if spec.kind == "shuffle"
+    # shuffle: one batch alone is a fixed-size draw without replacement of b (its one release);
+    # balls-and-bins: one step alone holds each record w.p. 1/t, independently (Poisson)
+    kind, params = (("srswor", {"m": spec.params["batch"]}) if spec.kind == "shuffle" else
+                    ("poisson", {"q": allocation_rate(spec)}) if spec.kind == "balls-and-bins"
                     else (spec.kind, spec.params))
     return dominating_pairs(
         kind, params, spec.size, mech.kind, mech.query, mech.magnitude,
@@ -537,7 +576,9 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
     # default z = 12 would floor δ near 1e-5; at z = 60 it is below 1e-26
     z = 60 if mech.kind == "laplace" else Grid().z
     shuffle = spec.kind == "shuffle"
-    grid = Grid(_first_h(cands, comp.steps, chain, copies), z)
+    allocation = spec.kind == "balls-and-bins"
+    # balls-and-bins composes epochs, not steps: a few dozen, so a coarse first lattice
+    grid = Grid(_ONE_H if allocation else _first_h(cands, comp.steps, chain, copies), z)
     fn: DeltaFn
     # a tail counted as δ = 1 widens a bracket of ε(δ) by little if it is far below δ
     budget = comp.delta * comp.rtol / 64 if comp.delta is not None else Fraction(1, 2**64)
@@ -545,6 +586,8 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
     def build(steps: int, g: Grid, target: float | None = None) -> DeltaFn:
         if shuffle:
             return shuffle_delta(spec, steps, g)
+        if allocation:
+            return allocation_delta(spec, steps, g, target)
         if chain:  # read at every split ε₁ ∈ [0, ε]: no one ε to tilt to
             return chained_delta(cands[0], steps, g)
         return _delta_fn(cands, steps, comp.resample, g, kernel_of, budget, target)
@@ -627,6 +670,17 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
                 "adversary who picks every gradient per step (Chua et al. 2024 give lower "
                 "bounds only; balls-and-bins' pair, Chua et al. 2025, is for independent "
                 "assignment, not fixed sizes), and no dataset pair is known to reach it")
+    if allocation:
+        per = steps_per_epoch(spec.size, spec.params["batch"])
+        whole, part = divmod(comp.steps, per)
+        pairs = (f"one step (the one-release line): {pairs[0]}",
+                 f"{comp.steps} releases = {whole} epoch(s) of {per} steps"
+                 + (f" and {part} of another (upper end: {whole + 1} whole epochs; lower end: "
+                    f"{whole})" if part else "") +
+                 f": each epoch the pair P = Σ_i N(e_i, σ²I)/{per} against Q = N(0, σ²I), "
+                 f"σ = {float(mech.noise / mech.magnitude):g} (Chua et al. 2025), upper end "
+                 f"a mean-preserving spread of its likelihood ratio, lower end a test on "
+                 f"the exact law of its terms' floor labels")
     if chain:
         low = ("lower end: that link's pair in reverse (the others at one end of the value "
                "range, the record moved to the other: every copy moves by the diameter)")
@@ -811,6 +865,8 @@ def _accountant(spec: AuditSpec, quantity: str, at: Fraction,
     sampler = {"srswor": "fixed-size batches without replacement", "poisson": "Poisson samples",
                "srswr": "batches with replacement",
                "shuffle": "shuffled fixed batches (one reshuffle per epoch)",
+               "balls-and-bins": "balls-and-bins batches (each record in one step per "
+                                 "epoch, independently)",
                }.get(spec.kind, f"{spec.kind} samples")
     sym = "ε" if quantity == "epsilon" else "δ"
     understates = None

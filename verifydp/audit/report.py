@@ -911,6 +911,7 @@ class Report:
         """The terminal report (rich): the file's question first — the deployment's verdict
         when it has one — then the single release under its own heading, full size first."""
         from rich.console import Console
+        from rich.markup import escape
 
         con = console or Console(width=150)
         s = self.spec
@@ -923,7 +924,8 @@ class Report:
                       highlight=False)
             for line in dep.lines()[1:]:
                 con.print(f"  {line}", markup=False, highlight=False)
-            con.print(f"\n[bold]SINGLE RELEASE[/] — {self.single_release_question()}",
+            # the question names a section ("[base]"): escaped, not read as rich markup
+            con.print(f"\n[bold]SINGLE RELEASE[/] — {escape(self.single_release_question())}",
                       highlight=False)
         self._render_single_release(con)
 

@@ -63,7 +63,7 @@ KINDS = (
     "poisson", "srswor", "srswr", "random-size", "proportional", "stratified-proportional",
     "stratified-fixed", "stratified-neyman", "cluster-srs", "two-stage-cluster", "cluster-pps",
     "poisson-pps", "successive-pps", "systematic-fixed", "systematic-random",
-    "must-ow", "must-wo", "must-ww", "shuffle",
+    "must-ow", "must-wo", "must-ww", "shuffle", "balls-and-bins",
 )
 # parameters of each design kind: (required, optional)
 PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -86,6 +86,7 @@ PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "must-wo": (("b", "m"), ()),
     "must-ww": (("b", "m"), ()),
     "shuffle": (("batch",), ()),
+    "balls-and-bins": (("batch",), ()),
 }
 NEEDS = {  # which part of population a design kind needs
     "stratified-proportional": "strata", "stratified-fixed": "strata",
@@ -120,7 +121,7 @@ NOT_DEPLOYABLE = {  # why a design has no per-release dominating pair (docs/desi
 DEPLOYMENT_KINDS = ("poisson", "poisson-pps", "srswor", "srswr", "random-size", "proportional",
                     "stratified-proportional", "stratified-fixed", "cluster-srs",
                     "two-stage-cluster", "must-ow", "must-wo", "must-ww", "shuffle",
-                    "systematic-random", "successive-pps", "cluster-pps")
+                    "systematic-random", "successive-pps", "cluster-pps", "balls-and-bins")
 
 
 class DesignFileError(ValueError):
@@ -532,7 +533,7 @@ def _cross_checks(kind: str, p: dict[str, Any], size: int, strata: tuple[Stratum
     """Constraints between parameters and the population's shape."""
     if kind in ("srswor", "successive-pps") and p["m"] > size:
         raise _fail("design.m", f"sample size {p['m']} exceeds population size {size}")
-    if kind == "shuffle" and p["batch"] > size:
+    if kind in ("shuffle", "balls-and-bins") and p["batch"] > size:
         raise _fail("design.batch", f"batch size {p['batch']} exceeds population size {size}")
     if kind == "srswr" and p["m"] > 10 * size:
         raise _fail("design.m", f"{p['m']} draws exceed the limit 10 × population size")
@@ -622,11 +623,25 @@ def build_design(kind: str, p: Mapping[str, Any]) -> Design:
 
 def one_release(spec: AuditSpec) -> AuditSpec:
     """The design file as the single-release audit sees it: a shuffling loader's one release
-    is one batch, b of N without replacement (`srswor`); its epochs are the deployment
-    audit's (verifydp.audit.deployment). Other kinds are returned unchanged."""
-    if spec.kind != "shuffle":
-        return spec
-    return replace(spec, kind="srswor", params={"m": spec.params["batch"]})
+    is one batch, b of N without replacement (`srswor`); a balls-and-bins loader's one step
+    holds each record with probability 1/t independently (`poisson`, t = ⌊N/b⌋ steps per
+    epoch); their epochs are the deployment audit's (verifydp.audit.deployment). Other kinds
+    are returned unchanged."""
+    if spec.kind == "shuffle":
+        return replace(spec, kind="srswor", params={"m": spec.params["batch"]})
+    if spec.kind == "balls-and-bins":
+        return replace(spec, kind="poisson", params={"q": allocation_rate(spec)})
+    return spec
+
+
+def steps_per_epoch(size: int, batch: int) -> int:
+    """t = ⌊N/b⌋: the steps of one epoch of a shuffling or balls-and-bins loader."""
+    return size // batch
+
+
+def allocation_rate(spec: AuditSpec) -> Fraction:
+    """1/t: the chance that a balls-and-bins loader puts a record in a given step."""
+    return Fraction(1, steps_per_epoch(spec.size, spec.params["batch"]))
 
 
 def _design(obj: object, size: int, strata: tuple[Stratum, ...], clusters: tuple[int, ...],
@@ -646,7 +661,10 @@ def _design(obj: object, size: int, strata: tuple[Stratum, ...], clusters: tuple
     p = {name: _param(kind, name, t[name], size) for name in (*required, *optional) if name in t}
     _cross_checks(kind, p, size, strata, clusters)
     try:
-        design = build_design(kind, p)
+        # balls-and-bins: one step alone holds each record w.p. 1/t, independently (its
+        # epochs are the deployment audit's)
+        design = (build_design("poisson", {"q": Fraction(1, steps_per_epoch(size, p["batch"]))})
+                  if kind == "balls-and-bins" else build_design(kind, p))
     except (DesignError, ValueError, TypeError) as exc:
         raise _fail("design", str(exc)) from None
     return kind, p, design
@@ -813,7 +831,7 @@ def _accountant(obj: object, kind: str, params: Mapping[str, Any], size: int,
         q = params["q"]
     elif kind == "srswor":
         q = Fraction(params["m"], size)  # what loaders pass: batch / N
-    elif kind == "shuffle":
+    elif kind in ("shuffle", "balls-and-bins"):
         q = Fraction(params["batch"], size)
     else:
         raise _fail("accountant.q", f"missing (the sampling rate the accountant is given; "
@@ -858,6 +876,31 @@ def _shuffle_checks(batch: int, size: int, protect: Relation,
     if comp is not None and not comp.resample:
         raise _fail("composition.resample", "false is not meaningful for shuffle (every "
                                             "release is a new batch of the epoch)")
+
+
+def _allocation_checks(batch: int, size: int, mech: MechanismSpec | None, protect: Relation,
+                       comp: CompositionSpec | None) -> None:
+    """Balls-and-bins (each record in one of the t = ⌊N/b⌋ steps of an epoch, independently):
+    its pair (Chua et al. 2025) is derived for Gaussian noise under add/remove, with a fresh
+    assignment every epoch and the same t in both neighbours
+    (proofs/deployment_pairs.md#balls-and-bins)."""
+    if size % batch in (0, batch - 1) and protect is Relation.ADD_REMOVE:
+        other = (size - 1) // batch if size % batch == 0 else (size + 1) // batch
+        raise _fail("protect.relation", f"add-remove with N mod b = {size % batch}: a "
+                                        f"neighbour cuts {other} steps per epoch, not "
+                                        f"{size // batch}, so the pair's t differs between "
+                                        f"the neighbours (use a batch with N mod b outside "
+                                        f"{{0, b − 1}})")
+    if protect is not Relation.ADD_REMOVE:
+        raise _fail("protect.relation", "balls-and-bins: the pair is derived under add-remove "
+                                        "only (Chua et al. 2025); no pair is derived under "
+                                        "substitution")
+    if mech is not None and mech.kind != "gaussian":
+        raise _fail("mechanism.kind", f"{mech.kind}: balls-and-bins is derived for gaussian "
+                                      f"noise only")
+    if comp is not None and not comp.resample:
+        raise _fail("composition.resample", "false is not meaningful for balls-and-bins "
+                                            "(every epoch assigns the records afresh)")
 
 
 def parse_design(obj: object) -> AuditSpec:
@@ -923,6 +966,8 @@ def parse_design(obj: object) -> AuditSpec:
             raise _fail("mechanism.kind", f"{mech.kind}: shuffled batches are derived for "
                                           f"gaussian and laplace only")
         _shuffle_checks(params["batch"], size, protect, comp)
+    if kind == "balls-and-bins":
+        _allocation_checks(params["batch"], size, mech, protect, comp)
     acct = (_accountant(t["accountant"], kind, params, size, mech, comp)  # type: ignore[arg-type]
             if "accountant" in t else None)
     return AuditSpec(name, desc, size, strata, clusters, classes, kind, params, base,
