@@ -62,6 +62,10 @@ LIGHTER: dict[str, tuple[dict[str, Any], str]] = {
         "6 s in full"),
     "deploy_business_successive_pps.toml": (
         {"composition.steps": 2, "composition.rtol": 0.5}, "6 s in full"),
+    "deploy_dpsgd_balls_and_bins.toml": (
+        {"composition.steps": 468, "composition.rtol": 0.5, "audit.eps_grid": [4]},
+        "10 s in full (2026-11-27): 43 epochs; two here, the epoch's certified laws (~5 s) "
+        "are the same"),
     "deploy_business_pps_frame.toml": (
         {"composition.steps": 2, "composition.rtol": 0.5, "audit.eps_grid": [4]},
         "5 s in full"),

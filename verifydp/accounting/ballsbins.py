@@ -198,8 +198,17 @@ def _power(base: flint.arb_poly, k: int, n: int) -> flint.arb_poly:
     return result
 
 
-def _poly(lo: np.ndarray, hi: np.ndarray) -> flint.arb_poly:
-    return flint.arb_poly(vi.balls(lo, hi))
+def _poly(x: np.ndarray) -> flint.arb_poly:
+    """The polynomial with the floats x as exact coefficients: its products' balls then hold
+    only their own rounding (relative accuracy near 1e-14 in every coefficient), where balls
+    of the inputs' widths would be widened to each block's largest entry by arb's products."""
+    return flint.arb_poly([flint.arb(v) for v in x.tolist()])
+
+
+def _fsum(x: np.ndarray, up: bool) -> float:
+    """Σx rounded outward (math.fsum is correctly rounded: one rounding of the exact sum)."""
+    s = math.fsum(x.tolist())
+    return float(vi.rup(np.array([s]))[0] if up else vi.rdn(np.array([s]))[0])
 
 
 def _ends(p: flint.arb_poly, n: int) -> vi.Iv:
@@ -235,18 +244,16 @@ def laws(pair: Allocation) -> AllocationLaws:
     w[:top] += np.maximum(to_k[1], 0.0)
     w[1:] = vi.rup(w[1:] + np.maximum(to_next[1], 0.0))
     w = vi.rup(w)
-    spread = _power(_poly(w, w), t, n)
+    spread = _power(_poly(w), t, n)
     q_hat = _ends(spread, n)
-    wa = flint.arb_poly([flint.arb(x) for x in w.tolist()])
+    wa = _poly(w)
     total = wa(flint.arb(1)) ** t                     # Σ of the whole power (mass)
     mean = wa.derivative()(flint.arb(1)) * ball(g)    # Σ_m mg·w_m
     p_total = mean * wa(flint.arb(1)) ** (t - 1)      # E[Ŝ/t]·… = t·mean·mass^(t−1)/t
     lr = _ratios(n, g, t)
-    q_kept = vi.ball_of(float(np.sum(vi.rdn(q_hat[0]))) * (1 - n * 2.0**-52),
-                        float(np.sum(q_hat[1])) * (1 + n * 2.0**-52))
-    p_lo = vi.mul(lr, q_hat)
-    p_kept_lo = float(np.sum(p_lo[0])) * (1 - n * 2.0**-52)
-    q_top = flint.arb(max((total - q_kept).upper(), 0))
+    q_kept_lo = _fsum(q_hat[0], up=False)
+    p_kept_lo = _fsum(vi.mul(lr, q_hat)[0], up=False)
+    q_top = flint.arb(max((total - q_kept_lo).upper(), 0))
     p_top = flint.arb(max((p_total - p_kept_lo).upper(), 0))
     tf_hi, tg_hi = flint.arb(tailF[1][0]), flint.arb(tailG[1][0])
     p_b = tg_hi + (t - 1) * tf_hi
@@ -258,19 +265,22 @@ def laws(pair: Allocation) -> AllocationLaws:
     fF, fG, tF, tG = _bins(pair.sigma, gt, top_t)
     qt = (np.concatenate((fF[0], tF[0])), np.concatenate((fF[1], tF[1])))
     pt = (np.concatenate((fG[0], tG[0])), np.concatenate((fG[1], tG[1])))
-    qpoly = _poly(*qt)
-    rest = _power(qpoly, t - 1, n_t) if t > 1 else flint.arb_poly([1])
-    q_law = (rest * qpoly).truncate(n_t)
-    p_law = (rest * _poly(*pt)).truncate(n_t)
-    q_t, p_t = _ends(q_law, n_t), _ends(p_law, n_t)
-    one = flint.arb(1)
+    # the laws of the lower and of the upper ends of the terms' masses bound the true one
+    # entrywise (non-negative coefficients), each power with its own rounding only
+    ends = []
+    for side in (0, 1):
+        rest = _power(_poly(qt[side]), t - 1, n_t) if t > 1 else flint.arb_poly([1])
+        ends.append(((rest * _poly(qt[side])).truncate(n_t),
+                     (rest * _poly(pt[side])).truncate(n_t)))
+    (q_lo, p_lo), (q_hi, p_hi) = ends
+    q_t = (_ends(q_lo, n_t)[0], _ends(q_hi, n_t)[1])
+    p_t = (_ends(p_lo, n_t)[0], _ends(p_hi, n_t)[1])
     lr_t = _ratios(n_t, gt, t)
-    q_kept_t = vi.ball_of(float(np.sum(q_t[0])) * (1 - n_t * 2.0**-52),
-                          float(np.sum(q_t[1])) * (1 + n_t * 2.0**-52))
-    p_kept_t = vi.ball_of(float(np.sum(p_t[0])) * (1 - n_t * 2.0**-52),
-                          float(np.sum(p_t[1])) * (1 + n_t * 2.0**-52))
-    # P̃ and Q̃ are probability laws: what the window leaves out is 1 − what it keeps
-    top_pq = (flint.arb(0).union(one - p_kept_t), flint.arb(0).union(one - q_kept_t))
+    # beyond the window: the whole law's mass (its terms' sums to the power) minus the kept
+    q_all = flint.arb(_fsum(qt[1], up=True)) ** t
+    p_all = flint.arb(_fsum(pt[1], up=True)) * flint.arb(_fsum(qt[1], up=True)) ** (t - 1)
+    top_pq = (flint.arb(0).union(flint.arb((p_all - _fsum(p_t[0], up=False)).upper())),
+              flint.arb(0).union(flint.arb((q_all - _fsum(q_t[0], up=False)).upper())))
     bottom = (vi.ball_of(p_t[0][0], p_t[1][0]), vi.ball_of(q_t[0][0], q_t[1][0]))
     return AllocationLaws(
         spread_lr=(lr[0][1:], lr[1][1:]), spread_q=q_hat[1][1:],
