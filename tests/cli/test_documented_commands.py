@@ -99,6 +99,8 @@ RUN: dict[str, Run] = {
     "verifydp audit examples/business_survey_proportional_rounded.toml --html report.html": Run(
         0, r"^HTML report: report\.html$"),
     "verifydp audit examples/dpsgd_poisson.toml --json": Run(0, r'^  "full_size": \{$'),
+    "verifydp audit examples/deploy_dpsgd_balls_and_bins.toml": Run(
+        0, r"^DEPLOYMENT VERDICT: ε ∈ \[1\.9449\d*, 1\.9467\d*\] at δ = 1e-5 after 10062"),
     "verifydp convert --from zcdp --rho 2.63 --to approx --delta 1e-10": Run(
         0, r"^  epsilon  printed +18\.193803 \(certified ±"),
     "verifydp regress mylib.privacy:amplified_epsilon --claim bun/thm2.2": Run(
