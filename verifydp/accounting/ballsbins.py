@@ -58,7 +58,7 @@ from verifydp.exact import normal_iv
 from verifydp.exact import vecint as vi
 from verifydp.exact.arb import ball
 
-__all__ = ["Allocation", "AllocationLaws", "allocation_gaussian", "laws"]
+__all__ = ["Allocation", "AllocationLaws", "allocation_gaussian", "laws", "unresolved_mass"]
 
 _TAIL_BITS = 44      # y_max: where P(Y' > y) + t·Q(Y > y) first falls below 2^-this (floats)
 _WINDOW_BITS = 44    # the window: Ŝ beyond it carries P-mass below about 2^-this (floats)
@@ -182,6 +182,20 @@ def _sizes(pair: Allocation, g: Fraction) -> tuple[int, int]:
     reach = t + 6 * math.sqrt(t * math.expm1(s * s)) + math.exp((zw + s / 2) / sig)
     n = 1 << max(int(math.ceil(math.log2(reach / float(g)))), 4)
     return min(m, n, _MAX_WINDOW), min(n, _MAX_WINDOW)
+
+
+def unresolved_mass(pair: Allocation) -> float:
+    """Floats: about the P-mass per epoch that the certified laws send to loss +∞ because the
+    lattice windows are capped (`_MAX_WINDOW`): P(Y' > y) + (t − 1)Q(Y > y) at the largest
+    term the spread reaches. A caller that needs δ below E times this learns before the
+    laws are computed that no finite ε can be certified there (heavy-tailed terms: small σ)."""
+    from scipy.special import ndtr
+
+    top, _ = _sizes(pair, pair.spacing)
+    y = top * float(pair.spacing)
+    sig = float(pair.sigma)
+    z = sig * math.log(y)
+    return float(ndtr(-(z - 1 / (2 * sig))) + (pair.bins - 1) * ndtr(-(z + 1 / (2 * sig))))
 
 
 def _power(base: flint.arb_poly, k: int, n: int) -> flint.arb_poly:

@@ -59,6 +59,7 @@ from verifydp.accounting import (
     invert_delta,
 )
 from verifydp.accounting.atoms import discrete_gaussian_sf
+from verifydp.accounting.ballsbins import unresolved_mass
 from verifydp.accounting.chained import chained_upper
 from verifydp.accounting.composition import (
     AnyPair,
@@ -367,6 +368,27 @@ def allocation_delta(spec: AuditSpec, steps: int, grid: Grid, target: float | No
     return delta
 
 
+def _allocation_resolvable(spec: AuditSpec, comp: CompositionSpec) -> None:
+    """Refuse, before any certified work, an ε(δ) that the balls-and-bins lattices cannot
+    reach: the P-mass their capped windows send to +∞, over the epochs, is at least δ
+    (heavy-tailed likelihood-ratio terms at small σ), so every certified upper end of δ(ε)
+    stays above δ."""
+    mech = spec.mechanism
+    assert mech is not None and comp.delta is not None
+    t = steps_per_epoch(spec.size, spec.params["batch"])
+    sigma = mech.noise / mech.magnitude
+    epochs = -(-comp.steps // t)
+    lost = unresolved_mass(allocation_gaussian(t, sigma)) * epochs
+    if lost >= float(comp.delta):
+        raise DesignFileError(
+            f"mechanism.noise_multiplier: balls-and-bins at σ = {float(sigma):g} with {t} "
+            f"steps per epoch: the epoch's likelihood-ratio terms are too heavy-tailed for the "
+            f"certified lattice (about {lost:.2g} of P-mass over {epochs} epochs lies beyond "
+            f"its window, at least δ = {float(comp.delta):g}), so no finite ε is certified "
+            f"at this δ; ask for δ at an ε instead, or see "
+            f"docs/design-files.md#balls-and-bins for the range of σ")
+
+
 def chained_delta(link: Dominating, steps: int, grid: Grid) -> DeltaFn:
     """δ(ε) of a design that may draw a record twice, under substitution: the upper end
     chains two add/remove links D → D⁻ → D' (`accounting.chained`), each the link pair
@@ -579,6 +601,8 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
     allocation = spec.kind == "balls-and-bins"
     # balls-and-bins composes epochs, not steps: a few dozen, so a coarse first lattice
     grid = Grid(_ONE_H if allocation else _first_h(cands, comp.steps, chain, copies), z)
+    if allocation and comp.delta is not None:
+        _allocation_resolvable(spec, comp)
     fn: DeltaFn
     # a tail counted as δ = 1 widens a bracket of ε(δ) by little if it is far below δ
     budget = comp.delta * comp.rtol / 64 if comp.delta is not None else Fraction(1, 2**64)
