@@ -18,6 +18,10 @@ from verifydp.accounting import Grid, allocation_gaussian, compose
 from verifydp.audit.deployment import allocation_delta, audit_deployment
 from verifydp.audit.spec import DesignFileError, one_release, parse_design, tomllib
 
+# one worker for the module and the example's render test (issue 29): the epoch's certified
+# laws (t = 234, σ = 1.1, ~5 s) are computed once per process
+pytestmark = pytest.mark.xdist_group("balls-and-bins")
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "deploy_dpsgd_balls_and_bins.toml"
 
