@@ -1110,9 +1110,8 @@ def _gauss_steps(pair: Pair, grid: Grid) -> _Both:
 
 
 
-def _lattice_ends(ratio: vi.Iv, h: Fraction) -> tuple[np.ndarray, np.ndarray]:
-    """floor(log lo / h) and ceil(log hi / h) of likelihood-ratio enclosures (lo > 0)."""
-    loss = vi.log(ratio)
+def _lattice_ends(loss: vi.Iv, h: Fraction) -> tuple[np.ndarray, np.ndarray]:
+    """floor(lo / h) and ceil(hi / h) of loss enclosures."""
     il, ih = vi.of_ball(1 / ball(h))
     scaled = vi.mul(loss, (np.full_like(loss[0], il), np.full_like(loss[0], ih)))
     return np.floor(scaled[0]).astype(np.int64), np.ceil(scaled[1]).astype(np.int64)
@@ -1127,27 +1126,22 @@ def _allocation_steps(pair: Allocation, grid: Grid) -> _Both:
     law = ballsbins.laws(pair)
     h = grid.h
     zero = flint.arb(0)
-    keep = law.spread_q > 0
-    ratio = (law.spread_lr[0][keep], law.spread_lr[1][keep])
-    qm = (law.spread_q[keep], law.spread_q[keep])
-    pm = vi.mul(ratio, qm)
-    a, b = _lattice_ends(ratio, h)
-    t_keep = law.test_q[1] > 0
-    t_ratio = (law.test_lr[0][t_keep], law.test_lr[1][t_keep])
-    tp = (law.test_p[0][t_keep], law.test_p[1][t_keep])
-    tq = (law.test_q[0][t_keep], law.test_q[1][t_keep])
-    ta, _ = _lattice_ends(t_ratio, h)
+    qm = (law.spread_q, law.spread_q)
+    pm = vi.mul(law.spread_lr, qm)
+    a, b = _lattice_ends(law.spread_loss, h)
+    tp, tq = law.test_p, law.test_q
+    ta, _ = _lattice_ends(law.test_loss, h)
     (p0, q0), (p_top, q_top) = law.test_bottom, law.test_top
 
     def direction(sign: int) -> _Step:
         if sign > 0:
-            up = _direction_iv(pm, qm, zero, law.p_inf, law.q_neg_inf, law.q_top, a, b,
+            up = _direction_iv(pm, qm, zero, law.p_inf, law.q_neg_inf, zero, a, b,
                                (int(a[0]), int(b[0])), h)
             low = _direction_iv(tp, tq, p0, p_top, q0, q_top, ta, ta,
                                 (int(ta[0]), int(ta[0])), h)
         else:  # P and Q swap, the loss is negated, the axis runs the other way
             up = _direction_iv((qm[0][::-1], qm[1][::-1]), (pm[0][::-1], pm[1][::-1]),
-                               law.q_top, law.q_neg_inf, law.p_inf, zero,
+                               zero, law.q_neg_inf, law.p_inf, zero,
                                -b[::-1], -a[::-1], (-int(b[-1]), -int(a[-1])), h)
             low = _direction_iv((tq[0][::-1], tq[1][::-1]), (tp[0][::-1], tp[1][::-1]),
                                 q_top, q0, p_top, p0, -ta[::-1], -ta[::-1],
