@@ -81,12 +81,14 @@ class Allocation:
     of `bins` steps, uniformly and independently; noise multiplier `sigma` (noise sd over
     the clipping norm). `spacing` is the upper pair's lattice g of the body terms, and
     `test_spacing` the lower test's label width g' (module docstring): any positive values
-    are sound, smaller ones tighter and slower."""
+    are sound, smaller ones tighter and slower. By default (None) both are min(1/20, t/2000):
+    the likelihood ratio S/t moves by g/t per lattice step, so a few steps per epoch need a
+    finer lattice of the terms."""
 
     bins: int
     sigma: Fraction
-    spacing: Fraction = Fraction(1, 20)
-    test_spacing: Fraction = Fraction(1, 20)
+    spacing: Fraction | None = None
+    test_spacing: Fraction | None = None
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -95,8 +97,15 @@ class Allocation:
                              "positive integer")
         if self.sigma <= 0:
             raise ValueError("balls-and-bins: the noise multiplier must be positive")
-        if self.spacing <= 0 or self.test_spacing <= 0:
+        if any(x is not None and x <= 0 for x in (self.spacing, self.test_spacing)):
             raise ValueError("balls-and-bins: lattice spacings must be positive")
+
+    @property
+    def lattices(self) -> tuple[Fraction, Fraction]:
+        """(g, g'): the stated spacings, or min(1/20, t/2000) each."""
+        auto = min(Fraction(1, 20), Fraction(self.bins, 2000))
+        return (self.spacing if self.spacing is not None else auto,
+                self.test_spacing if self.test_spacing is not None else auto)
 
 
 def allocation_gaussian(bins: int, sigma: Fraction) -> Allocation:
@@ -303,8 +312,9 @@ def _plan(pair: Allocation) -> _Plan:
     zt = -float(ndtri(2.0**-_SMALL_BITS / (t + 1)))
     top = math.exp((zt + s / 2) / sig)
     var = t * math.expm1(s * s)
-    step = _lcm(pair.spacing, pair.test_spacing)
-    g = min(float(pair.spacing), float(pair.test_spacing))
+    sp, tsp = pair.lattices
+    step = _lcm(sp, tsp)
+    g = min(float(sp), float(tsp))
     c_f = min(math.exp(hi), _MAX_WINDOW * g / 3, top / (1 + _RATIO))
     cut = max(Fraction(math.ceil(c_f / float(step))) * step, step)
 
@@ -312,8 +322,7 @@ def _plan(pair: Allocation) -> _Plan:
         reach = t + _BODY_SD * math.sqrt(var) + 1.5 * float(cut)
         return min(max(int(math.ceil(reach / float(sp))), 16), _MAX_WINDOW)
 
-    return _Plan(cut, max(top, float(cut) * (1 + 2 * _RATIO)), window(pair.spacing),
-                 window(pair.test_spacing))
+    return _Plan(cut, max(top, float(cut) * (1 + 2 * _RATIO)), window(sp), window(tsp))
 
 
 def unresolved_mass(pair: Allocation) -> float:
@@ -330,7 +339,7 @@ def unresolved_mass(pair: Allocation) -> float:
     p, pp = ndtr(-(sig * lc + s / 2)), ndtr(-(sig * lc - s / 2))
     # the body sum beyond the window: about one body term near the cut past the bulk
     bulk = t + _BODY_SD * math.sqrt(t * math.expm1(s * s))
-    room = plan.window * float(pair.spacing) - bulk
+    room = plan.window * float(pair.lattices[0]) - bulk
     over = 0.0 if room >= float(plan.cut) else float(ndtr(-(sig * math.log(max(room, 1e-300))
                                                             - s / 2)))
     return float(t * pp * p + t * t * p * p / 2) + over
@@ -405,7 +414,7 @@ def _label_laws(qF: vi.Iv, qG: vi.Iv, t: int, n: int
 def laws(pair: Allocation) -> AllocationLaws:
     """The certified laws of one epoch (module docstring); a pure function of the frozen
     pair, cached because every lattice of a refinement reads the same laws."""
-    t, g, gt = pair.bins, pair.spacing, pair.test_spacing
+    t, (g, gt) = pair.bins, pair.lattices
     plan = _plan(pair)
     c = plan.cut
     # the tail's points: a_0 = c exactly (an enclosure), then floats (exact) growing by _RATIO
