@@ -81,7 +81,7 @@ class Allocation:
     of `bins` steps, uniformly and independently; noise multiplier `sigma` (noise sd over
     the clipping norm). `spacing` is the upper pair's lattice g of the body terms, and
     `test_spacing` the lower test's label width g' (module docstring): any positive values
-    are sound, smaller ones tighter and slower. By default (None) both are min(1/20, t/2000):
+    are sound, smaller ones tighter and slower. By default (None) both are min(1/20, t/1000):
     the likelihood ratio S/t moves by g/t per lattice step, so a few steps per epoch need a
     finer lattice of the terms."""
 
@@ -102,8 +102,8 @@ class Allocation:
 
     @property
     def lattices(self) -> tuple[Fraction, Fraction]:
-        """(g, g'): the stated spacings, or min(1/20, t/2000) each."""
-        auto = min(Fraction(1, 20), Fraction(self.bins, 2000))
+        """(g, g'): the stated spacings, or min(1/20, t/1000) each."""
+        auto = min(Fraction(1, 20), Fraction(self.bins, 1000))
         return (self.spacing if self.spacing is not None else auto,
                 self.test_spacing if self.test_spacing is not None else auto)
 
