@@ -182,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Run time: {time.monotonic() - start:.0f} s.",
         "",
+        "Balls-and-bins (random allocation) against Feldman & Shenfeld's and Chua et al.'s "
+        "released code: docs/peers-allocation.md.",
+        "",
     ])
     args.out.write_text(text)
     print(text)

@@ -81,9 +81,9 @@ class Allocation:
     of `bins` steps, uniformly and independently; noise multiplier `sigma` (noise sd over
     the clipping norm). `spacing` is the upper pair's lattice g of the body terms, and
     `test_spacing` the lower test's label width g' (module docstring): any positive values
-    are sound, smaller ones tighter and slower. By default (None) both are min(1/20, t/1000):
-    the likelihood ratio S/t moves by g/t per lattice step, so a few steps per epoch need a
-    finer lattice of the terms."""
+    are sound, smaller ones tighter and slower. By default (None) both are min(1/20, t/1000)
+    (`lattices`): the likelihood ratio S/t moves by g/t per lattice step, so a few steps per
+    epoch need a finer lattice of the terms, and many a coarser one to fit the window."""
 
     bins: int
     sigma: Fraction
@@ -102,8 +102,14 @@ class Allocation:
 
     @property
     def lattices(self) -> tuple[Fraction, Fraction]:
-        """(g, g'): the stated spacings, or min(1/20, t/1000) each."""
+        """(g, g'): the stated spacings, or min(1/20, t/1000) each, doubled until the body
+        sum's bulk (t + 10 sd) fills at most half of the longest window (many steps per
+        epoch: S/t still moves by g/t ≤ 1/20000 per step)."""
         auto = min(Fraction(1, 20), Fraction(self.bins, 1000))
+        s2 = float(1 / self.sigma) ** 2
+        bulk = self.bins + _BODY_SD * math.sqrt(self.bins * math.expm1(min(s2, 700.0)))
+        while bulk / float(auto) > _MAX_WINDOW / 2:
+            auto *= 2
         return (self.spacing if self.spacing is not None else auto,
                 self.test_spacing if self.test_spacing is not None else auto)
 

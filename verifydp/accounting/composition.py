@@ -1124,6 +1124,10 @@ def _allocation_steps(pair: Allocation, grid: Grid) -> _Both:
     bucket vectors from the labels' exact law (a dominated pair; the bucket is the label's
     lattice cell), merged on one index range."""
     law = ballsbins.laws(pair)
+    if not len(law.spread_q) or not len(law.test_p[0]):
+        raise ArithmeticError(f"{pair.name or 'balls-and-bins'}: no atom of the epoch's laws "
+                              f"is above the negligible mass (the lattice windows cannot "
+                              f"hold its bulk): not certifiable on these lattices")
     h = grid.h
     zero = flint.arb(0)
     qm = (law.spread_q, law.spread_q)
