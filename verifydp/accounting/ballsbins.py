@@ -106,8 +106,7 @@ class Allocation:
         sum's bulk (t + 10 sd) fills at most half of the longest window (many steps per
         epoch: S/t still moves by g/t ≤ 1/20000 per step)."""
         auto = min(Fraction(1, 20), Fraction(self.bins, 1000))
-        s2 = float(1 / self.sigma) ** 2
-        bulk = self.bins + _BODY_SD * math.sqrt(self.bins * math.expm1(min(s2, 700.0)))
+        bulk = _bulk(self)
         while bulk / float(auto) > _MAX_WINDOW / 2:
             auto *= 2
         return (self.spacing if self.spacing is not None else auto,
@@ -160,18 +159,15 @@ def _phi(z: vi.Iv) -> tuple[vi.Iv, vi.Iv]:
             (np.maximum(sf_h[0], 0.0), np.minimum(sf_l[1], 1.0)))
 
 
-def _z(sigma: Fraction, y: vi.Iv, shift: Fraction) -> vi.Iv:
-    """σ·log y + shift, enclosed."""
-    sl, sh = vi.of_ball(ball(sigma))
-    c = vi.of_ball(ball(shift))
-    lg = vi.log(y)
-    z = vi.mul((np.full_like(lg[0], sl), np.full_like(lg[0], sh)), lg)
-    return vi.add(z, (np.full_like(lg[0], c[0]), np.full_like(lg[0], c[1])))
-
-
 def _const(x: Fraction | float, like: np.ndarray) -> vi.Iv:
     lo, hi = vi.of_ball(ball(Fraction(x)))
     return np.full_like(like, lo), np.full_like(like, hi)
+
+
+def _z(sigma: Fraction, y: vi.Iv, shift: Fraction) -> vi.Iv:
+    """σ·log y + shift, enclosed."""
+    lg = vi.log(y)
+    return vi.add(vi.mul(_const(sigma, lg[0]), lg), _const(shift, lg[0]))
 
 
 def _masses(sigma: Fraction, y: vi.Iv, from_zero: bool
@@ -260,26 +256,23 @@ def _up(x: flint.arb) -> flint.arb:
 
 
 def _merge(lo: np.ndarray, hi: np.ndarray, k: int) -> vi.Iv:
-    """Entries m merged into ⌊m/k⌋ (a coarser label: post-processing), sums rounded outward
-    by their count (Higham 2002, §4.2)."""
+    """Entries m merged into ⌊m/k⌋ (a coarser label: post-processing), sums rounded
+    outward (`vi.grouped_sum`)."""
     idx = np.arange(len(lo)) // k
     size = int(idx[-1]) + 1 if len(idx) else 0
-    c = np.bincount(idx, minlength=size).astype(float)
-    u = 2.0**-53
-    return (np.maximum(vi.rdn(np.bincount(idx, weights=lo, minlength=size) * (1 - 4 * c * u)),
-                       0.0),
-            vi.rup(np.bincount(idx, weights=hi, minlength=size) * (1 + 4 * c * u)))
+    return vi.grouped_sum(idx, lo, size, up=False), vi.grouped_sum(idx, hi, size, up=True)
 
 
 def _coarse(x: np.ndarray, k: int) -> np.ndarray:
     """Upper ends of a spread of the masses x at mg onto the lattice kgℕ: m = jk + r sends
-    (1 − r/k) to j and r/k to j + 1 (mean-preserving; exact weights, products rounded up)."""
+    (1 − r/k) to j and r/k to j + 1 (mean-preserving; exact weights, products rounded up,
+    sums rounded outward)."""
     m = np.arange(len(x))
     j, r = m // k, (m % k).astype(float)
-    out = np.zeros(int(j[-1]) + 2)
-    np.add.at(out, j, vi.rup(x * ((k - r) / k)))
-    np.add.at(out, j + 1, vi.rup(x * (r / k)))
-    return vi.rup(out * (1 + 4 * (k + 1) * 2.0**-53))
+    size = int(j[-1]) + 2
+    return vi.grouped_sum(np.concatenate((j, j + 1)),
+                          np.concatenate((vi.rup(x * ((k - r) / k)), vi.rup(x * (r / k)))),
+                          size, up=True)
 
 
 # ---------------------------------------------------------------- floats: cut and windows
@@ -297,27 +290,40 @@ def _lcm(a: Fraction, b: Fraction) -> Fraction:
     return Fraction(math.lcm(a.numerator, b.numerator), math.gcd(a.denominator, b.denominator))
 
 
+def _bulk(pair: Allocation) -> float:
+    """Floats: the body sum's mean plus _BODY_SD sds, at most t + _BODY_SD·√(t·Var Y) with
+    Var Y = e^{s²} − 1 (the exponent clamped where it would overflow)."""
+    s2 = float(1 / pair.sigma) ** 2
+    return pair.bins + _BODY_SD * math.sqrt(pair.bins * math.expm1(min(s2, 700.0)))
+
+
+def _two_heavy(pair: Allocation, y: float) -> float:
+    """Floats: about the P-mass of two or more terms above y, tP(Y' > y)Q(Y > y) +
+    t²Q(Y > y)²/2 (the certified bound is in `laws`)."""
+    from scipy.special import ndtr
+
+    sig, t = float(pair.sigma), pair.bins
+    s = 1 / sig
+    p, pp = ndtr(-(sig * math.log(y) + s / 2)), ndtr(-(sig * math.log(y) - s / 2))
+    return float(t * pp * p + t * t * p * p / 2)
+
+
 def _plan(pair: Allocation) -> _Plan:
     """Floats choose: the cut c where two or more tail terms carry P-mass below about
     2^-_SMALL_BITS, the tail's top where one term beyond it does, and windows reaching the
     body sum's mean + _BODY_SD sds + c. Any choice is sound (the rest is certified and
     counted); a window above _MAX_WINDOW caps, and the cut with it."""
-    from scipy.special import ndtr, ndtri
+    from scipy.special import ndtri
 
     sig, t = float(pair.sigma), pair.bins
     s = 1 / sig
-
-    def small(y: float) -> float:
-        p, pp = ndtr(-(sig * math.log(y) + s / 2)), ndtr(-(sig * math.log(y) - s / 2))
-        return float(t * pp * p + t * t * p * p / 2)
-
     lo, hi = 0.0, 60.0  # bisection on log c
     for _ in range(60):
         mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if small(math.exp(mid)) <= 2.0**-_SMALL_BITS else (mid, hi)
+        small = _two_heavy(pair, math.exp(mid)) <= 2.0**-_SMALL_BITS
+        lo, hi = (lo, mid) if small else (mid, hi)
     zt = -float(ndtri(2.0**-_SMALL_BITS / (t + 1)))
     top = math.exp((zt + s / 2) / sig)
-    var = t * math.expm1(s * s)
     sp, tsp = pair.lattices
     step = _lcm(sp, tsp)
     g = min(float(sp), float(tsp))
@@ -325,7 +331,7 @@ def _plan(pair: Allocation) -> _Plan:
     cut = max(Fraction(math.ceil(c_f / float(step))) * step, step)
 
     def window(sp: Fraction) -> int:
-        reach = t + _BODY_SD * math.sqrt(var) + 1.5 * float(cut)
+        reach = _bulk(pair) + 1.5 * float(cut)
         return min(max(int(math.ceil(reach / float(sp))), 16), _MAX_WINDOW)
 
     return _Plan(cut, max(top, float(cut) * (1 + 2 * _RATIO)), window(sp), window(tsp))
@@ -339,16 +345,12 @@ def unresolved_mass(pair: Allocation) -> float:
     from scipy.special import ndtr
 
     plan = _plan(pair)
-    sig, t = float(pair.sigma), pair.bins
-    s = 1 / sig
-    lc = math.log(float(plan.cut))
-    p, pp = ndtr(-(sig * lc + s / 2)), ndtr(-(sig * lc - s / 2))
+    sig = float(pair.sigma)
     # the body sum beyond the window: about one body term near the cut past the bulk
-    bulk = t + _BODY_SD * math.sqrt(t * math.expm1(s * s))
-    room = plan.window * float(pair.lattices[0]) - bulk
+    room = plan.window * float(pair.lattices[0]) - _bulk(pair)
     over = 0.0 if room >= float(plan.cut) else float(ndtr(-(sig * math.log(max(room, 1e-300))
-                                                            - s / 2)))
-    return float(t * pp * p + t * t * p * p / 2) + over
+                                                            - 1 / (2 * sig))))
+    return _two_heavy(pair, float(plan.cut)) + over
 
 
 # ---------------------------------------------------------------- the laws

@@ -1027,9 +1027,7 @@ def _direction_iv(pm: vi.Iv, qm: vi.Iv, p_below: flint.arb, p_above: flint.arb,
     a_i, b_i = cell_lo - off, cell_hi - off
 
     def acc(idx: np.ndarray, w: np.ndarray, up: bool) -> np.ndarray:
-        s = np.bincount(idx, weights=w, minlength=size)
-        c = np.bincount(idx, minlength=size).astype(float)
-        return vi.rup(s * (1 + 4 * c * _U)) if up else np.maximum(vi.rdn(s * (1 - 4 * c * _U)), 0.0)
+        return vi.grouped_sum(idx, w, size, up)
 
     lp = (acc(a_i, pm[0], False), acc(a_i, pm[1], True))
     lq = (acc(a_i, qm[0], False), acc(a_i, qm[1], True))
@@ -1079,6 +1077,16 @@ def _direction_iv(pm: vi.Iv, qm: vi.Iv, p_below: flint.arb, p_above: flint.arb,
                  math.sqrt(var), bucket_p, bucket_q)
 
 
+def _lattice_ends(loss: vi.Iv, h: Fraction) -> tuple[np.ndarray, np.ndarray]:
+    """floor(lo / h) and ceil(hi / h) of loss enclosures (ArithmeticError where one is not
+    finite: the balls' path takes over)."""
+    il, ih = vi.of_ball(1 / ball(h))
+    scaled = vi.mul(loss, (np.full_like(loss[0], il), np.full_like(loss[0], ih)))
+    if not (np.all(np.isfinite(scaled[0])) and np.all(np.isfinite(scaled[1]))):
+        raise ArithmeticError("a loss enclosure is not finite")
+    return np.floor(scaled[0]).astype(np.int64), np.ceil(scaled[1]).astype(np.int64)
+
+
 def _gauss_steps(pair: Pair, grid: Grid) -> _Both:
     """`_steps_of` for a Gaussian pair, in intervals (section comment above)."""
     h = grid.h
@@ -1090,12 +1098,7 @@ def _gauss_steps(pair: Pair, grid: Grid) -> _Both:
     if not all(np.all(np.isfinite(v)) for v in (*pm, *qm)):
         raise ArithmeticError("a cell mass enclosure is not finite")
     loss = vi.sub(_log_density_iv(pair, pair.p, cuts), _log_density_iv(pair, pair.q, cuts))
-    il, ih = vi.of_ball(1 / ball(h))
-    scaled = vi.mul(loss, (np.full_like(cuts, il), np.full_like(cuts, ih)))
-    if not (np.all(np.isfinite(scaled[0])) and np.all(np.isfinite(scaled[1]))):
-        raise ArithmeticError("a loss enclosure is not finite")
-    idx_lo = np.floor(scaled[0]).astype(np.int64)
-    idx_hi = np.ceil(scaled[1]).astype(np.int64)
+    idx_lo, idx_hi = _lattice_ends(loss, h)
     if max(abs(int(idx_lo.min())), abs(int(idx_hi.max()))) * float(h) > 600:
         raise ArithmeticError("losses beyond the floats' exp range: the balls' path")
     fwd = _direction_iv(pm, qm, p_below, p_above, q_below, q_above, idx_lo[:-1], idx_hi[1:],
@@ -1108,13 +1111,6 @@ def _gauss_steps(pair: Pair, grid: Grid) -> _Both:
                              (-int(idx_hi[-1]), -int(idx_lo[-1])), h)
     return _Both(fwd, rev)
 
-
-
-def _lattice_ends(loss: vi.Iv, h: Fraction) -> tuple[np.ndarray, np.ndarray]:
-    """floor(lo / h) and ceil(hi / h) of loss enclosures."""
-    il, ih = vi.of_ball(1 / ball(h))
-    scaled = vi.mul(loss, (np.full_like(loss[0], il), np.full_like(loss[0], ih)))
-    return np.floor(scaled[0]).astype(np.int64), np.ceil(scaled[1]).astype(np.int64)
 
 
 def _allocation_steps(pair: Allocation, grid: Grid) -> _Both:

@@ -59,7 +59,7 @@ from verifydp.accounting import (
     invert_delta,
 )
 from verifydp.accounting.atoms import discrete_gaussian_sf
-from verifydp.accounting.ballsbins import unresolved_mass
+from verifydp.accounting.ballsbins import Allocation, unresolved_mass
 from verifydp.accounting.chained import chained_upper
 from verifydp.accounting.composition import (
     AnyPair,
@@ -344,17 +344,22 @@ def shuffle_delta(spec: AuditSpec, steps: int, grid: Grid) -> DeltaFn:
     return delta
 
 
+def _allocation_pair(spec: AuditSpec) -> Allocation:
+    """A balls-and-bins loader's epoch pair: t = ⌊N/b⌋ steps, σ = noise / clip."""
+    mech = spec.mechanism
+    assert mech is not None
+    return allocation_gaussian(steps_per_epoch(spec.size, spec.params["batch"]),
+                               mech.noise / mech.magnitude)
+
+
 def allocation_delta(spec: AuditSpec, steps: int, grid: Grid, target: float | None = None
                      ) -> DeltaFn:
     """δ(ε) of a balls-and-bins loader after `steps` releases: E = steps/t epochs of the
     epoch pair (`verifydp.accounting.ballsbins`), both ends certified. A partial last epoch
     is bracketed by the epochs begun (its steps are a post-processing of a whole epoch's) and
     the epochs completed (dropping releases is post-processing too)."""
-    mech = spec.mechanism
-    assert mech is not None
-    t = steps_per_epoch(spec.size, spec.params["batch"])
-    pair = allocation_gaussian(t, mech.noise / mech.magnitude)
-    whole, part = divmod(steps, t)
+    pair = _allocation_pair(spec)
+    whole, part = divmod(steps, pair.bins)
     up = composed(pair, whole + (part > 0), grid, target=target)
     low = composed(pair, whole, grid, directions=()) if part and whole else None
 
@@ -373,12 +378,11 @@ def _allocation_resolvable(spec: AuditSpec, comp: CompositionSpec) -> None:
     reach: the P-mass their capped windows send to +∞, over the epochs, is at least δ
     (heavy-tailed likelihood-ratio terms at small σ), so every certified upper end of δ(ε)
     stays above δ."""
-    mech = spec.mechanism
-    assert mech is not None and comp.delta is not None
-    t = steps_per_epoch(spec.size, spec.params["batch"])
-    sigma = mech.noise / mech.magnitude
+    assert comp.delta is not None
+    pair = _allocation_pair(spec)
+    t, sigma = pair.bins, pair.sigma
     epochs = -(-comp.steps // t)
-    lost = unresolved_mass(allocation_gaussian(t, sigma)) * epochs
+    lost = unresolved_mass(pair) * epochs
     if lost >= float(comp.delta):
         raise DesignFileError(
             f"mechanism.noise_multiplier: balls-and-bins at σ = {float(sigma):g} with {t} "
