@@ -855,6 +855,17 @@ def _accountant(obj: object, kind: str, params: Mapping[str, Any], size: int,
     return AccountantSpec(name, assumes, q, z, steps)
 
 
+def _neighbour_epoch(size: int, batch: int) -> tuple[str, int] | None:
+    """Where an add/remove neighbour (N − 1 or N + 1 records) cuts a different number of
+    steps per epoch than ⌊N/b⌋ — exactly when N mod b ∈ {0, b − 1} — that neighbour and its
+    count; else None."""
+    if size % batch == 0:
+        return "N − 1", (size - 1) // batch
+    if size % batch == batch - 1:
+        return "N + 1", (size + 1) // batch
+    return None
+
+
 def _shuffle_checks(batch: int, size: int, protect: Relation,
                     comp: CompositionSpec | None) -> None:
     """Shuffling into ⌊N/b⌋ batches per epoch (the last N mod b records sit the epoch out):
@@ -862,9 +873,9 @@ def _shuffle_checks(batch: int, size: int, protect: Relation,
     records) must cut the same number of batches, so that adding or removing the record
     only trades it for one of the records that sit out (proofs/deployment_pairs.md#shuffle)."""
     per = size // batch
-    if protect is Relation.ADD_REMOVE and size % batch in (0, batch - 1):
-        side, other = ("N − 1", (size - 1) // batch) if size % batch == 0 else (
-            "N + 1", (size + 1) // batch)
+    moved = _neighbour_epoch(size, batch)
+    if protect is Relation.ADD_REMOVE and moved is not None:
+        side, other = moved
         raise _fail("protect.relation", f"add-remove with N mod b = {size % batch}: a "
                                         f"neighbour of {side} records cuts {other} batches "
                                         f"per epoch, not {per}, so the number of releases "
@@ -884,8 +895,9 @@ def _allocation_checks(batch: int, size: int, mech: MechanismSpec | None, protec
     its pair (Chua et al. 2025) is derived for Gaussian noise under add/remove, with a fresh
     assignment every epoch and the same t in both neighbours
     (proofs/deployment_pairs.md#balls-and-bins)."""
-    if size % batch in (0, batch - 1) and protect is Relation.ADD_REMOVE:
-        other = (size - 1) // batch if size % batch == 0 else (size + 1) // batch
+    moved = _neighbour_epoch(size, batch)
+    if moved is not None and protect is Relation.ADD_REMOVE:
+        other = moved[1]
         raise _fail("protect.relation", f"add-remove with N mod b = {size % batch}: a "
                                         f"neighbour cuts {other} steps per epoch, not "
                                         f"{size // batch}, so the pair's t differs between "
