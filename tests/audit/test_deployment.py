@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from verifydp.accounting import Grid, composed, dominating_pairs, law_pair
-from verifydp.accounting.composition import Revealed
+from verifydp.accounting.composition import Product, Revealed
 from verifydp.accounting.forms import bernoulli
 from verifydp.audit.deployment import audit_deployment, number_json
 from verifydp.audit.flags import red_flags
@@ -1194,38 +1194,49 @@ def _poisson_pps(records: tuple[tuple[F, F], ...], n: F) -> Comps:
     return sorted((w, c) for c, w in out.items())
 
 
-def test_poisson_pps_pair_covers_every_added_record() -> None:
-    """Poisson PPS, expected size 1, size classes {1: 2 records, 3: 1}: every added record
-    of either measure, to the file's population or to it less a record of measure 3, with
-    values on {−1, −1/2, 0, 1} (C = 1), σ = 1, both orientations, stays below the certified
-    δ of the thinned pair; the realised pair (others at 0) is attained, and the Poisson
-    pair at the record's own rate (thinning ignored) is beaten."""
-    sigma, n = F(1), F(1)
-    classes = ((F(1), 2), (F(3), 1))
-    (d,) = dominating_pairs("poisson-pps", {"expected_size": n}, 3, "gaussian", "sum", F(1),
-                            F(2), sigma, True, size_classes=classes)
-    his = _max_his((d,))
-    c = composed(d.pair, 1, Grid(h=F(1, 200)))
-    assert all(c.delta(e).hi <= his[e] + d.tail for e in EPS)
-    file_measures = (F(1), F(1), F(3))
+@pytest.mark.parametrize("sizes,n,count", [
+    (((1, 2), (3, 1)), F(1), 1),  # one product covers every neighbour
+    (((1, 1), (2, 1)), F(1), 2),  # capped rates: a neighbour outside the order, its own
+])
+def test_poisson_pps_pairs_cover_every_neighbour(sizes: tuple[tuple[int, int], ...], n: F,
+                                                 count: int) -> None:
+    """Poisson PPS (proofs/deployment_pairs.md#pps): every record of any listed measure
+    added to the file or removed from it, with values on {−1, −1/2, 0, 1} (C = 1), σ = 1,
+    both orientations, stays below the candidates' largest certified δ; the realised pair
+    (others at 0) is attained; the mutant without the class counts (the record's own added
+    pair: the rates' move ignored) is beaten. (Where capped rates put a neighbour outside
+    the garbling order its own candidate is added; the first candidate alone was not beaten
+    on this grid: the order is sufficient, not necessary.)"""
+    sigma = F(1)
+    classes = tuple((F(m), c) for m, c in sizes)
+    cands = dominating_pairs("poisson-pps", {"expected_size": n}, sum(c for _, c in sizes),
+                             "gaussian", "sum", F(1), F(2), sigma, True, size_classes=classes)
+    assert len(cands) == count
+    assert all(isinstance(d.pair, Product) for d in cands)
+    his = _max_his(cands)
+    own = cands[0].pair.parts[0]
+    mutant = composed(own, 1, Grid(h=F(1, 200)))
     beaten = False
-    mutant = composed(law_pair(((0, F(2, 5)), (1, F(3, 5))), F(1), sigma, "gauss", "added"),
-                      1, Grid(h=F(1, 200)))
-    for base in (file_measures[:2], file_measures):
+    file_measures = tuple(F(m) for m, c in sizes for _ in range(c))
+    bases = [(file_measures, u) for u, _ in classes]  # a record of measure u added
+    bases += [(file_measures[:i] + file_measures[i + 1:], file_measures[i])
+              for i in range(len(file_measures))]    # the file's record i removed
+    for base, u in bases:
         for vals in itertools.product(GRID, repeat=len(base)):
             others = tuple(zip(vals, base, strict=True))
-            for x, u in itertools.product(GRID, (F(1), F(3))):
-                big = _poisson_pps(others + ((x, u),), n)
-                small = _poisson_pps(others, n)
+            for x in GRID:
+                big, small = _poisson_pps(others + ((x, u),), n), _poisson_pps(others, n)
                 for e in EPS:
                     for a_, b_ in ((big, small), (small, big)):
                         val = set_delta(a_, b_, sigma, "gauss", e)
-                        assert val <= his[e] + d.tail, (others, x, u, e)
+                        assert val <= his[e], (others, x, u, e)
                         beaten = beaten or val > mutant.delta(e).hi
     assert beaten
-    assert d.lower is not None
-    big = _poisson_pps(((F(0), F(1)), (F(0), F(1)), (F(1), F(3))), n)
-    assert sorted(big) == sorted(d.lower.p)
+    for d in cands:  # each lower end is the added pair of its own neighbour, others at 0
+        assert d.lower is not None and d.lower.q == ((F(1), F(0)),)
+    big = _poisson_pps(tuple((F(0), m) for m in file_measures[:-1])
+                       + ((F(1), file_measures[-1]),), n)
+    assert sorted(big) == sorted(cands[0].lower.p)
     with pytest.raises(ValueError, match="substitution"):
         dominating_pairs("poisson-pps", {"expected_size": n}, 3, "gaussian", "sum", F(1), F(2),
                          sigma, False, size_classes=classes)

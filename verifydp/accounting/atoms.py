@@ -42,8 +42,8 @@ import flint
 from verifydp.exact.arb import ball, bracket_ball
 from verifydp.semantics.dgauss import normaliser as dgauss_normaliser
 
-__all__ = ["Atoms", "FinitePair", "discrete_gaussian_atoms", "discrete_gaussian_sf",
-           "finite_atoms", "normaliser", "randomized_response"]
+__all__ = ["Atoms", "BinomialPair", "FinitePair", "binomial_atoms", "discrete_gaussian_atoms",
+           "discrete_gaussian_sf", "finite_atoms", "normaliser", "randomized_response"]
 
 MAX_ATOMS = 200_000  # beyond this the discrete Gaussian is summed too slowly atom by atom
 
@@ -147,6 +147,112 @@ def finite_atoms(pair: FinitePair) -> Atoms:
     rows.sort(key=lambda r: r[0])  # any order is sound (module docstring); this one is tidy
     return Atoms(tuple(r[1] for r in rows), tuple(r[2] for r in rows),
                  tuple(r[3] for r in rows), p_below, q_below, p_above, q_above)
+
+
+# ---------------------------------------------------------------- binomial counts
+
+
+@dataclass(frozen=True)
+class BinomialPair:
+    """P = Bin(n, p) against Q = Bin(n, q), exact rates in [0, 1], p ≠ q: how many of n
+    records of one class a Poisson sample holds when an added record moves every inclusion
+    rate of the class (proofs/deployment_pairs.md#pps). The loss
+    L(k) = k·log(p/q) + (n − k)·log((1 − p)/(1 − q)) is linear in k, so monotone."""
+
+    n: int
+    p: Fraction
+    q: Fraction
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.n < 1:
+            raise ValueError("a binomial pair needs n ≥ 1 trials")
+        if not (0 <= self.p <= 1 and 0 <= self.q <= 1) or self.p == self.q:
+            raise ValueError("the two rates must lie in [0, 1] and differ")
+
+
+_BINOMIAL_BITS = 80  # the truncated tails' target (certified by Chernoff's bound)
+
+
+def _binomial_tail(n: int, r: Fraction, k: int, upper: bool) -> flint.arb:
+    """A ball containing [0, b] with b ≥ Pr(Bin(n, r) ≥ k) (upper) or Pr(Bin(n, r) ≤ k): the
+    Chernoff bound e^{−n·KL(k/n ‖ r)} when k lies beyond the mean (Hoeffding 1963, Thm 1),
+    else 1."""
+    if r in (0, 1):  # a point mass at n·r
+        return flint.arb(int((n * r >= k) if upper else (n * r <= k)))
+    a = Fraction(k, n)
+    if a <= r if upper else a >= r:
+        return _interval(flint.arb(1))
+    rb, ab = ball(r), ball(a)
+    kl = flint.arb(0)
+    if a > 0:
+        kl += ab * (ab / rb).log()
+    if a < 1:
+        kl += (1 - ab) * ((1 - ab) / (1 - rb)).log()
+    return _interval((-n * kl).exp())
+
+
+def _binomial_window(n: int, rates: tuple[Fraction, Fraction]) -> tuple[int, int]:
+    """Counts [lo, hi] outside which both laws' tails are below about 2^-_BINOMIAL_BITS, in
+    floats (only where to truncate: the tails are then bounded rigorously)."""
+    need = _BINOMIAL_BITS * math.log(2)
+    lo, hi = n, 0
+    for r in rates:
+        mu = n * float(r)
+        # Bernstein: the tail beyond mu ± s is below e^{−need} for s solving s²/(2(v + s/3)) = need
+        v = mu * (1 - float(r))
+        s = need / 3 + math.sqrt((need / 3) ** 2 + 2 * need * v) + 1
+        lo, hi = min(lo, math.floor(mu - s)), max(hi, math.ceil(mu + s))
+    return max(lo, 0), min(hi, n)
+
+
+def binomial_atoms(pair: BinomialPair) -> Atoms:
+    """The certified atoms of a binomial pair: the counts of a window (`_binomial_window`)
+    with masses C(n, k)·r^k·(1 − r)^(n − k) in arb, the
+    counts beyond it as tails bounded by Chernoff (`_binomial_tail`); a rate of 0 or 1 puts
+    every count but one at loss ±∞."""
+    n, p, q = pair.n, Fraction(pair.p), Fraction(pair.q)
+    zero = flint.arb(0)
+    lo, hi = _binomial_window(n, (p, q))
+
+    def log_masses(r: Fraction) -> list[flint.arb | None]:  # None: the mass is 0
+        """log Pr(Bin(n, r) = k), k = lo … hi: the first from the exact binomial
+        coefficient, the next by the ratio (n − k)/(k + 1)·r/(1 − r) (no log-gamma
+        cancellation at large n: 53-bit balls stay tight)."""
+        if r in (0, 1):
+            return [zero if k == n * r else None for k in range(lo, hi + 1)]
+        lr, l1r = ball(r).log(), ball(-r).log1p()  # log1p: tight at small r, large n
+        cur = ball(Fraction(math.comb(n, lo))).log() + lo * lr + (n - lo) * l1r
+        out: list[flint.arb | None] = [cur]
+        for k in range(lo, hi):
+            cur = cur + ball(Fraction(n - k, k + 1)).log() + lr - l1r
+            out.append(cur)
+        return out
+
+    ps, qs, losses = [], [], []
+    p_minus_inf = q_minus_inf = p_inf = q_inf = zero  # atoms at loss ±∞
+    for lp, lq in zip(log_masses(p), log_masses(q), strict=True):
+        if lp is None and lq is None:
+            continue
+        if lq is None:
+            p_inf += lp.exp()
+        elif lp is None:
+            q_minus_inf += lq.exp()
+        else:
+            ps.append(lp.exp())
+            qs.append(lq.exp())
+            losses.append(lp - lq)
+    # the tails beyond the window, on the loss side their counts lie (L is linear in k)
+    tails = [(_binomial_tail(n, p, lo - 1, False) if lo else zero,
+              _binomial_tail(n, q, lo - 1, False) if lo else zero),
+             (_binomial_tail(n, p, hi + 1, True) if hi < n else zero,
+              _binomial_tail(n, q, hi + 1, True) if hi < n else zero)]
+    if p < q:  # the loss falls with k: the atoms and tails run the other way
+        ps, qs, losses = ps[::-1], qs[::-1], losses[::-1]
+        tails = tails[::-1]
+    (pb, qb), (pa, qa) = tails
+    return Atoms(tuple(ps), tuple(qs), tuple(losses), pb + p_minus_inf, qb + q_minus_inf,
+                 pa + p_inf, qa + q_inf)
 
 
 # ---------------------------------------------------------------- the discrete Gaussian

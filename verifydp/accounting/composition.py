@@ -58,7 +58,13 @@ import flint
 import numpy as np
 
 from verifydp.accounting import ballsbins, fftpow
-from verifydp.accounting.atoms import FinitePair, discrete_gaussian_atoms, finite_atoms
+from verifydp.accounting.atoms import (
+    BinomialPair,
+    FinitePair,
+    binomial_atoms,
+    discrete_gaussian_atoms,
+    finite_atoms,
+)
 from verifydp.accounting.ballsbins import Allocation
 from verifydp.exact import normal_iv
 from verifydp.exact import vecint as vi
@@ -170,7 +176,26 @@ def symmetrised(pair: Pair | FinitePair | Revealed) -> Symmetrised | Revealed:
     return Symmetrised(pair, pair.name)
 
 
-AnyPair = Pair | FinitePair | Revealed | Symmetrised | Allocation
+@dataclass(frozen=True)
+class Product:
+    """Independent pairs released together: P = ⊗ P_i against Q = ⊗ Q_i. The privacy loss
+    is the sum of the parts' (independent under either side), so a part's lattice vectors
+    convolve with the others' exactly as a step's do with itself under composition; a
+    product of dominating pairs dominates the product, and of dominated ones is dominated
+    (docs/foundations.md#composition). A Poisson PPS release with the other records'
+    inclusions shown is one (proofs/deployment_pairs.md#pps)."""
+
+    parts: tuple[Pair | FinitePair | BinomialPair, ...]
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            raise ValueError("a product needs at least one part")
+        if any(not isinstance(x, (Pair, FinitePair, BinomialPair)) for x in self.parts):
+            raise ValueError("a product's parts are Pairs, FinitePairs or BinomialPairs")
+
+
+AnyPair = Pair | FinitePair | BinomialPair | Revealed | Symmetrised | Allocation | Product
 
 
 def poisson_gaussian(q: Fraction, sigma: Fraction) -> Pair:
@@ -661,7 +686,10 @@ def _steps_of(pair: AnyPair, grid: Grid) -> _Both:
         return _Both(sym, lambda: sym, symmetric=True)
     if isinstance(pair, Allocation):
         return _allocation_steps(pair, grid)
-    if isinstance(pair, FinitePair) or pair.kernel in _DISCRETE:
+    if isinstance(pair, Product):
+        per = [_steps(x, grid) for x in pair.parts]
+        return _Both(_product([s[0] for s in per]), lambda: _product([s[1] for s in per]))
+    if isinstance(pair, (FinitePair, BinomialPair)) or pair.kernel in _DISCRETE:
         return _atom_steps(pair, grid, ha)
     if _VECTOR_CELLS and pair.kernel == "gauss":
         try:
@@ -683,13 +711,31 @@ def _steps_of(pair: AnyPair, grid: Grid) -> _Both:
                  (idx_lo[0], idx_hi[0]), (idx_lo[-1], idx_hi[-1]), ha)
 
 
-def _atom_steps(pair: Pair | FinitePair, grid: Grid, ha: flint.arb) -> _Both:
+def _product(steps: list[_Step]) -> _Step:
+    """One step of independent parts: every vector the parts' convolved (`_mul`: the
+    +∞ mass of an upper vector meets every mass of the other), the float moments added."""
+    first, *rest = steps
+    up = _Vec(list(first.upper), first.off, first.upper_inf)
+    lp, lq = _Vec(list(first.low_p), first.off), _Vec(list(first.low_q), first.off)
+    for s in rest:
+        up = _mul(up, _Vec(list(s.upper), s.off, s.upper_inf))
+        lp, lq = _mul(lp, _Vec(list(s.low_p), s.off)), _mul(lq, _Vec(list(s.low_q), s.off))
+    assert up.off == lp.off == lq.off
+    return _Step(up.c, up.out, lp.c, lq.c, up.off, sum(s.mean_p for s in steps),
+                 sum(s.mean_q for s in steps), math.sqrt(sum(s.sd ** 2 for s in steps)),
+                 sum(s.bucket_mean_p for s in steps), sum(s.bucket_mean_q for s in steps),
+                 all(s.testable for s in steps))
+
+
+def _atom_steps(pair: Pair | FinitePair | BinomialPair, grid: Grid, ha: flint.arb) -> _Both:
     """Atoms as cells (`verifydp.accounting.atoms`): atom x's loss L lies in the lattice cell
     [floor(L/h), ceil(L/h)]; the truncated tail below the first atom has loss at most the
     first atom's (monotone loss), so it is rounded up to the first atom's upper end, and the
     tail above the last atom goes to +∞ (upper bound) or the top bucket (lower bound)."""
     if isinstance(pair, FinitePair):
         at = finite_atoms(pair)
+    elif isinstance(pair, BinomialPair):
+        at = binomial_atoms(pair)
     else:
         lo, hi = _support(pair, grid)  # floats choose the truncation; the tails are bounded
         at = discrete_gaussian_atoms(pair.p, pair.q, pair.scale, lo, hi)
@@ -1861,6 +1907,16 @@ def composed_spread(pair: AnyPair, steps: int) -> float | None:
     pair's is its inner pair's (one order's: a float choice). Only chooses a lattice."""
     if isinstance(pair, Symmetrised):
         pair = pair.inner
+    if isinstance(pair, Product):
+        parts = [composed_spread(x, steps) for x in pair.parts]
+        known = [x for x in parts if x is not None]
+        return math.sqrt(sum(x * x for x in known)) if known else None
+    if isinstance(pair, BinomialPair):  # the loss is linear in the count
+        p, q = float(pair.p), float(pair.q)
+        if not (0 < p < 1 and 0 < q < 1):
+            return None
+        slope = math.log(p / q) - math.log((1 - p) / (1 - q))
+        return abs(slope) * math.sqrt(pair.n * p * (1 - p) * steps) or None
     if isinstance(pair, (FinitePair, Revealed, Allocation)) or pair.kernel in _DISCRETE:
         return None
     lo, hi = _support(pair, Grid())

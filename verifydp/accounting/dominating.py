@@ -65,7 +65,7 @@ from verifydp.accounting.forms import (
 from verifydp.accounting.laws import truncated_law
 from verifydp.accounting.orientation import oriented
 from verifydp.accounting.pps import (
-    poisson_pps_pair,
+    poisson_pps_pairs,
     pps_fixed_rate,
     pps_rates,
     successive_fixed_pair,
@@ -344,8 +344,8 @@ def _pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
             raise ValueError(f"{kind} under substitution: a changed record changes its size "
                              f"measure, hence the total and every inclusion; no pair is "
                              f"derived (use add-remove, or state the measures fixed)")
-        return (poisson_pps_pair(params, size_classes, magnitude, diameter, noise, kernel,
-                             count),)
+        return poisson_pps_pairs(params, size_classes, magnitude, diameter, noise, kernel,
+                                 count)
     if kind in ("successive-pps", "cluster-pps"):
         clustered = kind == "cluster-pps"
         if add_remove or not (fixed_clusters if clustered else fixed_measures):

@@ -5,44 +5,16 @@ under substitution with the size measures fixed (frame data)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from verifydp.accounting.composition import AnyPair, Pair
-from verifydp.accounting.forms import Dominating, bernoulli, dyadic, law_pair, revealed
-from verifydp.exact.arb import ball, rational
+from verifydp.accounting.atoms import BinomialPair
+from verifydp.accounting.composition import AnyPair, Product
+from verifydp.accounting.forms import Dominating, bernoulli, law_pair
 
-__all__ = ["pps_fixed_rate", "poisson_pps_pair", "pps_rates", "successive_fixed_pair",
+__all__ = ["pps_fixed_rate", "poisson_pps_pairs", "pps_rates", "successive_fixed_pair",
            "successive_inclusion"]
-
-
-_PPS_BITS = 40  # rates rounded up to this many bits (a larger rate dominates)
-_PPS_TAIL_BITS = 64  # label and binomial tails below 2^-this are counted as δ = 1
-_PPS_BULK = Fraction(9, 2)  # the label's bulk piece: |S| ≤ μ + this many sd
-
-
-def _binomial_up(t: int, rho: Fraction) -> tuple[list[Fraction], Fraction]:
-    """Pr(Bin(t, ρ) = k) for k = 0 … K and the exact mass beyond K, K the first count whose
-    remaining tail is below 2^-_PPS_TAIL_BITS (or t)."""
-    pmf: list[Fraction] = []
-    left, cut = Fraction(1), Fraction(1, 2**_PPS_TAIL_BITS)
-    term = (1 - rho) ** t
-    for k in range(t + 1):
-        pmf.append(term)
-        left -= term
-        if left <= cut:
-            break
-        term = term * (t - k) * rho / ((k + 1) * (1 - rho))
-    return pmf, max(left, Fraction(0))
-
-
-def _bernstein(mu: Fraction, var: Fraction, t: int) -> Fraction:
-    """An upper bound on Pr(X ≥ t) for X a sum of independent Bernoullis with mean μ and
-    variance v, exact: Bernstein's exp(−s²/(2(v + s/3))), s = t − μ, rounded up."""
-    s = t - mu
-    if s <= 0:
-        return Fraction(1)
-    return min(Fraction(1), rational(ball(-(s * s) / (2 * (var + s / 3))).exp(), up=True))
 
 
 def pps_fixed_rate(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...]
@@ -58,76 +30,109 @@ def pps_fixed_rate(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int
 
 
 def pps_rates(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...]
-               ) -> tuple[Fraction, list[tuple[Fraction, int]], Fraction]:
+              ) -> tuple[Fraction, list[tuple[Fraction, int]], Fraction]:
     """(π′ of the added record of the largest measure u, the other classes' (π_k, count)
     in D = the file less one such record, the thinning bound ρ = u/(T₀ + u)) (#pps)."""
     n = Fraction(params["expected_size"])
     u = max(m for m, c in classes if c)
     t0 = sum((m * c for m, c in classes), Fraction(0)) - u
     counts = [(m, c - (1 if m == u else 0)) for m, c in classes]
-    rates = [(min(Fraction(1), n * m / t0) if t0 > 0 else Fraction(1), c) for m, c in counts]
-    return min(Fraction(1), n * u / (t0 + u)), rates, u / (t0 + u)
+    return _rate(n, u, t0 + u), [(_rate(n, m, t0), c) for m, c in counts], u / (t0 + u)
 
 
-def poisson_pps_pair(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...],
-                     a: Fraction, d: Fraction, noise: Fraction, kernel: str, count: bool
-                     ) -> Dominating:
-    """Poisson PPS (inclusion min(1, n·s/T), T the total size measure) under add/remove, the
-    record's measure one of the listed classes (proofs/deployment_pairs.md#pps): the added
-    record (measure u, the largest: every rate grows with it) joins D′ w.p.
-    π′ = min(1, n·u/(T₀ + u)) and thins every other inclusion by at most ρ = u/(T₀ + u)
-    (T₀ = T − u: D is the file's population less one record of measure u). Given D's
-    sample S the shift is at most (B + Bin(|S|, ρ))·a, B ~ Bernoulli(π′): aligned, revealed
-    over |S| in pieces whose weights are Bernstein bounds on |S|'s upper tail (a larger
-    label dominates), the last tail counted as δ = 1."""
-    u = max(m for m, c in classes if c)
-    exact_in, rates, exact_rho = pps_rates(params, classes)
-    n_d = sum(c for _, c in rates)
-    mu_x = sum((p * c for p, c in rates), Fraction(0))
-    var_x = sum((p * (1 - p) * c for p, c in rates), Fraction(0))
-    mu, var = float(mu_x), float(var_x)  # floats only place the pieces
-    pi_in, rho = dyadic(exact_in, _PPS_BITS, up=True), dyadic(exact_rho, _PPS_BITS, up=True)
-    sd = max(var, 1e-12) ** 0.5
-    # the last threshold: Bernstein's tail below 2^-_PPS_TAIL_BITS
-    need = _PPS_TAIL_BITS * 0.6931471805599453
-    last = mu + (2 * need / 3 + ((2 * need / 3) ** 2 + 8 * need * var) ** 0.5) / 2 + 1
-    # two pieces, |S| ≤ t₁ (the bulk) and t₁ < |S| ≤ t₂, then the tail beyond t₂
-    cuts = sorted({min(n_d, int(mu + float(_PPS_BULK) * sd) + 1), min(n_d, int(last) + 1)})
-    survive = [(_bernstein(mu_x, var_x, t + 1) if t < n_d else Fraction(0)) for t in cuts]
-    for i in range(len(survive) - 2, -1, -1):  # non-increasing: a larger piece dominates
-        survive[i] = max(survive[i], survive[i + 1])
-    branches: list[tuple[Fraction, AnyPair]] = []
-    tail = survive[-1]
-    prev = Fraction(1)
-    for t, sv in zip(cuts, survive, strict=True):
-        w = prev - sv
-        prev = sv
-        if w <= 0:
-            continue
-        pmf, rest = _binomial_up(t, rho)
-        tail += w * rest
-        law: dict[Fraction, Fraction] = {}
-        for k, x in enumerate(pmf):
-            for b, y in ((0, 1 - pi_in), (1, pi_in)):
-                if x * y:
-                    law[(k + b) * a] = law.get((k + b) * a, Fraction(0)) + x * y
-        tot = sum(law.values(), Fraction(0))
-        branches.append((w, Pair(tuple(sorted((x / tot, c) for c, x in law.items())),
-                                 ((Fraction(1), Fraction(0)),), noise, kernel,
-                                 "poisson-pps thinned")))
-    # renormalised branches: the dropped binomial tails are in `tail`
-    tot_w = sum((w for w, _ in branches), Fraction(0))
-    branches = [(w / tot_w, b) for w, b in branches]
-    pair = revealed(branches, "poisson-pps thinned")
-    # realised: others at 0 (a dropped one moves nothing), the record at +C (a count: 1)
-    lower = law_pair(bernoulli(exact_in), d if count else a,
-                     noise, kernel, "added", "poisson-pps realised")
-    return Dominating(pair, "thinned", bernoulli(pi_in), tail,
-                      f"poisson-pps: a record of measure {u} (the largest) joins w.p. "
-                      f"{float(pi_in):.6g} and thins every other inclusion by ≤ {float(rho):.3g} "
-                      f"(E|S| = {mu:.6g}); shifts aligned, revealed over |S| in "
-                      f"{len(branches)} pieces (Bernstein tails), tail {float(tail):.1e}",
-                      lower=lower)
+def _rate(n: Fraction, s: Fraction, total: Fraction) -> Fraction:
+    return min(Fraction(1), n * s / total) if total > 0 else Fraction(1)
+
+
+def _garbles(small: tuple[Fraction, Fraction], big: tuple[Fraction, Fraction]) -> bool:
+    """Whether the binary experiment Bern(a) against Bern(b) is a garbling (a channel
+    applied to both sides) of Bern(A) against Bern(B): (a, b) = (αA + β(1 − A),
+    αB + β(1 − B)) for some α, β ∈ [0, 1] (the parallelogram spanned by (A, B) and
+    (1 − A, 1 − B)), decided exactly."""
+    (a, b), (big_a, big_b) = small, big
+    if big_a == big_b:
+        return a == b
+    det = big_a - big_b
+    alpha = (a * (1 - big_b) - b * (1 - big_a)) / det
+    beta = (big_a * b - big_b * a) / det
+    return 0 <= alpha <= 1 and 0 <= beta <= 1
+
+
+@dataclass(frozen=True)
+class _Neighbour:
+    """One neighbour of the file under add/remove: the record's measure and inclusion rate
+    in the larger dataset D′, and per class (rate under D, rate under D′, how many others)."""
+
+    measure: Fraction
+    rate: Fraction
+    factor: Fraction  # every uncapped rate under D′ over its rate under D
+    classes: tuple[tuple[Fraction, Fraction, Fraction, int], ...]  # (s, π, π′, count)
+    where: str
+
+
+def _neighbours(n: Fraction, classes: tuple[tuple[Fraction, int], ...]) -> list[_Neighbour]:
+    """Every add/remove neighbour of the file: a record of a present measure v removed
+    (D = the file less it, D′ = the file) or one of a listed measure added (D = the file)."""
+    total = sum((m * c for m, c in classes), Fraction(0))
+    out = []
+    for v in sorted({m for m, c in classes if c}, reverse=True):
+        out.append(_Neighbour(v, _rate(n, v, total), (total - v) / total, tuple(
+            (m, _rate(n, m, total - v), _rate(n, m, total), c - (1 if m == v else 0))
+            for m, c in classes), f"a record of measure {v} removed from the file"))
+    for v in sorted({m for m, _ in classes}, reverse=True):
+        out.append(_Neighbour(v, _rate(n, v, total + v), total / (total + v), tuple(
+            (m, _rate(n, m, total), _rate(n, m, total + v), c) for m, c in classes),
+            f"a record of measure {v} added to the file"))
+    return out
+
+
+def _shown(nb: _Neighbour, rate: Fraction, counts: tuple[int, ...], a: Fraction,
+           noise: Fraction, kernel: str) -> Product:
+    own = law_pair(bernoulli(rate), a, noise, kernel, "added",
+                   "poisson-pps: the record's inclusion")
+    return Product((own, *(BinomialPair(k, pd, p, f"measure {m}: Bin({k}, π′) against "
+                                        f"Bin({k}, π)")
+                           for (m, p, pd, _), k in zip(nb.classes, counts, strict=True)
+                           if k and p != pd)), "poisson-pps: the record and the class counts")
+
+
+def poisson_pps_pairs(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...],
+                      a: Fraction, d: Fraction, noise: Fraction, kernel: str, count: bool
+                      ) -> tuple[Dominating, ...]:
+    """Poisson PPS (inclusion min(1, n·s/T), T the total size measure) under add/remove
+    (proofs/deployment_pairs.md#pps). With the other records' inclusions shown (a label
+    the output is a function of, with the noise), a release is the product of the record's
+    own added pair at its rate π′ and, per class, the count of the class's other records in
+    the sample, Bin(k_c, π′_c) against Bin(k_c, π_c): the added record moves every rate,
+    which changes the sample's law, not its values. The neighbour that removes a record of
+    the largest measure, with every record of the file counted, dominates each neighbour
+    whose every per-record inclusion pair is a garbling of its own (decided exactly,
+    `_garbles`; the record's rate is then the largest of theirs); every other neighbour
+    (rates capped at 1 can break the order) is a candidate of its own."""
+    n = Fraction(params["expected_size"])
+    nbs = _neighbours(n, classes)
+    top = nbs[0]
+    full = tuple(c for _, c in classes)
+    covered = [nb for nb in nbs if all(_garbles((p, pd), (tp, tpd)) for (_, p, pd, _),
+                                       (_, tp, tpd, _) in zip(nb.classes, top.classes,
+                                                              strict=True))]
+    rest = [nb for nb in nbs if nb not in covered]
+    out = []
+    for nb, rate, counts in ([(top, max(x.rate for x in covered), full)]
+                             + [(x, x.rate, tuple(c for *_, c in x.classes)) for x in rest]):
+        # realised: others at 0 (a moved inclusion moves nothing), the record at +C
+        lower = law_pair(bernoulli(nb.rate), d if count else a, noise, kernel, "added",
+                         "poisson-pps realised")
+        shown = len(counts) if nb is top else sum(1 for c in counts if c)
+        why = (f"poisson-pps, {nb.where}: it joins w.p. {float(rate):.6g} and moves the "
+               f"others' rates (by the factor {float(nb.factor):.6g}"
+               f" where uncapped); the others' inclusions shown: the record's added pair "
+               f"times {shown} class counts"
+               + (f" (covers {len(covered)} of the file's {len(nbs)} neighbours)"
+                  if nb is top else ""))
+        out.append(Dominating(_shown(nb, rate, counts, a, noise, kernel), "shown",
+                              bernoulli(rate), Fraction(0), why, lower=lower))
+    return tuple(out)
 
 
 def successive_inclusion(m: int, classes: tuple[tuple[Fraction, int], ...]
