@@ -1,7 +1,9 @@
 """Successive PPS (draws without replacement ∝ the remaining size measures) under
-substitution with the measures fixed: the deployment audit's revealed bracket against every
-substitution of small populations (the oracle enumerates the draw sequences from the
-records' measures), the inclusion bounds against the exact inclusion, and the refusals."""
+substitution with the measures fixed: the deployment audit's bracket (the others' arrival
+clocks shown, proofs/deployment_pairs.md#successive) against every substitution of small
+populations (the oracle enumerates the draw sequences from the records' measures), the
+label's rates and the inclusion bounds against the exact inclusion, a mutant label, the
+cluster draws' revealed bracket, and the refusals."""
 
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ from typing import Any
 import pytest
 
 from tests.audit.test_deployment import Comps, set_delta
-from verifydp.accounting.pps import successive_inclusion
+from verifydp.accounting import Grid, composed
+from verifydp.accounting.orientation import oriented
+from verifydp.accounting.pps import successive_inclusion, successive_race_pair
 from verifydp.audit.deployment import audit_deployment
 from verifydp.audit.spec import DesignFileError, parse_design
 
@@ -103,19 +107,57 @@ def test_refused_without_fixed_measures_or_under_add_remove() -> None:
         parse_design(_file((1, 2, 3), 1, 1, F(1), relation="add-remove"))
 
 
-def test_mutant_revealing_at_the_lower_inclusion_is_caught(monkeypatch) -> None:
-    """Mutant: the revealed bound at the inclusion's lower bound (33/49 for measures 1, 1, 2,
-    3 and m = 2; exact 0.743): the others at −1 and the largest record −1 → 1 exceed it at
-    ε = 0 (total variation)."""
-    from verifydp.accounting import dominating
+_RACES = [((1, 1, 2, 3), 2), ((1, 2, 4), 1), ((1, 1, 1, 5), 3)]
 
-    real = dominating.successive_inclusion
-    monkeypatch.setattr(dominating, "successive_inclusion", lambda m, c: (real(m, c)[0],) * 2)
-    measures, m = (1, 1, 2, 3), 2
-    hi = audit_deployment(parse_design(_file(measures, m, 1, F(0))), curves=False).result.hi
-    v1, v2 = (F(-1), F(-1), F(-1), F(-1)), (F(-1), F(-1), F(-1), F(1))
-    draws = _draws(measures, m)
-    assert set_delta(_sums(draws, v2), _sums(draws, v1), F(1), "gauss", F(0)) > hi
+
+def _concrete(measures: tuple[int, ...], m: int) -> dict[F, F]:
+    """Set-test δ of the concrete pair: the others at −1, the largest record −1 → 1, the
+    larger of the two orders."""
+    draws, n = _draws(measures, m), len(measures)
+    big = max(range(n), key=lambda j: measures[j])
+    a = _sums(draws, tuple(F(-1) for _ in range(n)))
+    b = _sums(draws, tuple(F(1) if j == big else F(-1) for j in range(n)))
+    return {e: max(set_delta(a, b, F(1), "gauss", e), set_delta(b, a, F(1), "gauss", e))
+            for e in EPS}
+
+
+def _race(measures: tuple[int, ...], m: int) -> Any:
+    counts = tuple((F(s), measures.count(s)) for s in sorted(set(measures)))
+    return oriented(successive_race_pair(m, counts, F(2), F(1), "gauss"), add_remove=False)
+
+
+def _upper(d: Any) -> dict[F, F]:
+    c = composed(d.upper_pair, 1, Grid(h=F(1, 200)))
+    return {e: c.delta(e).hi + d.tail for e in EPS}
+
+
+@pytest.mark.parametrize("measures,m", _RACES)
+def test_race_rates_bracket_the_exact_inclusion(measures: tuple[int, ...], m: int) -> None:
+    """The lower end's rate is at most the exact inclusion of the largest record and the
+    label's mean rate at least it (proofs/deployment_pairs.md#successive)."""
+    big = max(range(len(measures)), key=lambda j: measures[j])
+    exact = sum((p for p, s in _draws(measures, m) if big in s), F(0))
+    d = _race(measures, m)
+    assert d.lower is not None and d.q is not None
+    low_rate = sum((w for w, c in d.lower.p if c), F(0))
+    assert low_rate <= exact <= d.q
+
+
+@pytest.mark.parametrize("measures,m", _RACES[:2])
+def test_mutant_label_without_the_slack_is_beaten(measures: tuple[int, ...], m: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The label's survival must be Pr(at most m of the file's records by t): the m-th
+    arrival among the others can be the file's (m + 1)-th. The mutant that drops the slack
+    (at most m − 1: a stochastically smaller label, smaller rates) is beaten by the concrete
+    pair at some ε (the true pair is not: test_bracket_covers_every_substitution)."""
+    from verifydp.accounting import pps
+
+    real = pps._arrived_at_most
+    conc = _concrete(measures, m)
+    monkeypatch.setattr(pps, "_arrived_at_most",
+                        lambda c, t, k: real(c, t, k - 1) if k == m else real(c, t, k))
+    mutant = _upper(_race(measures, m))
+    assert any(conc[e] > mutant[e] for e in EPS)
 
 
 def _cluster_file(sizes: tuple[int, ...], ell: int, eps: F, frame: str = "fixed"

@@ -70,6 +70,7 @@ from verifydp.accounting.pps import (
     pps_rates,
     successive_fixed_pair,
     successive_inclusion,
+    successive_race_pair,
 )
 from verifydp.accounting.resized import coupled, resized_pairs, size_law
 
@@ -358,6 +359,8 @@ def _pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
         draws, classes = ((params["ell"], tuple((Fraction(c), clusters.count(c))
                                                 for c in sorted(set(clusters))))
                           if clustered else (params["m"], size_classes))
+        if not clustered:
+            return (successive_race_pair(draws, classes, diameter, noise, kernel),)
         bounds = successive_inclusion(draws, classes)
         # a fixed sample size: the others at −C, the record −C → +C, displaced at π's floor;
         # drawn clusters bring different numbers of records: the others at 0 (a count:

@@ -4,17 +4,22 @@ under substitution with the size measures fixed (frame data)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from statistics import NormalDist
 from typing import Any
+
+import flint
 
 from verifydp.accounting.atoms import BinomialPair
 from verifydp.accounting.composition import AnyPair, Product
-from verifydp.accounting.forms import Dominating, bernoulli, law_pair
+from verifydp.accounting.forms import Dominating, bernoulli, dyadic, law_pair, revealed
+from verifydp.exact.arb import ball, rational
 
 __all__ = ["pps_fixed_rate", "poisson_pps_pairs", "pps_rates", "successive_fixed_pair",
-           "successive_inclusion"]
+           "successive_inclusion", "successive_race_pair"]
 
 
 def pps_fixed_rate(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...]
@@ -156,6 +161,126 @@ def successive_inclusion(m: int, classes: tuple[tuple[Fraction, int], ...]
             return lo, Fraction(1)
         hi += u / left
     return lo, min(hi, Fraction(1))
+
+
+_RACE_BINS = 32       # label pieces over the bulk of the m-th arrival time
+_RACE_POINTS = 256    # grid of the lower end's rate over the label's bulk
+_RACE_SD = (7.0, 8.5)  # the label's bulk: its mean − / + this many sd (floats)
+_RACE_BITS = 40       # rates rounded up to this many bits (a larger rate dominates)
+
+
+def _arrived_at_most(classes: tuple[tuple[Fraction, int], ...], t: Fraction, k: int
+                     ) -> flint.arb:
+    """Pr(at most k of the records have arrived by t), record i arriving at an independent
+    Exp(s_i) time: a ball. Per class the count is Bin(n_c, 1 − e^{−s_c·t}); its masses up to k
+    by the ratio recursion from Pr(0) = e^{−n_c·s_c·t}, the classes convolved (truncated at
+    k: only counts ≤ k are asked for)."""
+    tb = ball(t)
+    total = flint.arb_poly([1])
+    for s, n in classes:
+        if not n:
+            continue
+        st = ball(s) * tb
+        odds = st.exp() - 1  # p/(1 − p) = e^{st} − 1
+        cur = (-n * st).exp()
+        pmf = [cur]
+        for j in range(min(k, n)):
+            cur = cur * (n - j) / (j + 1) * odds
+            pmf.append(cur)
+        total = flint.arb_poly((total * flint.arb_poly(pmf)).coeffs()[:k + 1])
+    return sum(total.coeffs()[:k + 1], flint.arb(0))
+
+
+def _race_grid(m: int, classes: tuple[tuple[Fraction, int], ...]) -> list[Fraction]:
+    """Times 0 < t_1 < … < t_K over the bulk of the m-th arrival (floats: where to cut),
+    denser where it has mass: below the first the rates are small (one piece at its rate),
+    beyond the last the certified tail is counted as δ = 1."""
+    def mean_count(t: float) -> float:
+        return sum(n * -math.expm1(-float(s) * t) for s, n in classes)
+
+    lo, hi = 0.0, 1.0
+    while mean_count(hi) < m:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mean_count(mid) < m else (lo, mid)
+    t = hi
+    var = sum(n * -math.expm1(-float(s) * t) * math.exp(-float(s) * t) for s, n in classes)
+    slope = sum(n * float(s) * math.exp(-float(s) * t) for s, n in classes)
+    sd = math.sqrt(max(var, 1.0)) / slope
+    # a piece of width w at z sd from the mean costs about its weight φ(z)·w times its rate
+    # step ∝ w: equal costs put w ∝ φ(z)^(-1/2), i.e. even steps of Φ(z/√2)
+    half = NormalDist(0.0, math.sqrt(2.0))
+    ua, ub = half.cdf(-_RACE_SD[0]), half.cdf(_RACE_SD[1])
+    zs = [half.inv_cdf(ua + (ub - ua) * i / _RACE_BINS) for i in range(_RACE_BINS + 1)]
+    return sorted({Fraction(max(t + z * sd, t / 64)) for z in zs})
+
+
+def successive_race_pair(m: int, classes: tuple[tuple[Fraction, int], ...], d: Fraction,
+                         noise: Fraction, kernel: str) -> Dominating:
+    """Successive PPS draws of records under substitution with the measures fixed
+    (proofs/deployment_pairs.md#successive): m draws without replacement, each ∝ the
+    remaining measures, are the first m arrivals of independent Exp(s_i) clocks. Shown the
+    other records' clocks (common to both runs: the measures are frame data), let τ be the
+    m-th arrival among them: the record is in iff its clock is below τ, w.p.
+    π_τ = 1 − e^{−u·τ}, and the others in the sample are then the first m − 1 arrivals, else
+    the first m — one sample within the other. Given τ a release is (1 − π_τ)K(y) + π_τK(x)
+    against (1 − π_τ)K(y) + π_τK(x′), ‖x − y‖, ‖x′ − y‖, ‖x − x′‖ ≤ d: both orders below the
+    displaced pair at π_τ for γ ≥ 1 (advanced joint convexity; the orientation rule then
+    symmetrises it). The label τ is replaced by a stochastically larger one (Pr(τ > t) ≤
+    Pr(at most m of the file's records by t), for every record), cut into pieces at the
+    rate of each piece's upper end (a larger rate dominates); beyond the last cut, δ = 1.
+    The lower end: the others at −C, the record −C → +C, the displaced pair at the record's
+    inclusion π = E[1 − e^{−uτ}] ≥ Σ_i (e^{−u·t_{i−1}} − e^{−u·t_i})·Pr(τ > t_i)."""
+    u = max(s for s, c in classes if c)
+    n_all = sum(c for _, c in classes)
+    if m >= n_all:  # every record is drawn: no amplification
+        pair = law_pair(((1, Fraction(1)),), d, noise, kernel, "displaced",
+                        "successive PPS: every record drawn")
+        return Dominating(pair, "displaced", ((1, Fraction(1)),), Fraction(0),
+                          f"successive PPS: m = {m} draws take all {n_all} records")
+    grid = _race_grid(m, classes)
+    others = tuple((s, c - (1 if s == u else 0)) for s, c in classes)
+    # the label's survival, an upper bound for every record: non-increasing rationals
+    surv = [rational(_arrived_at_most(classes, t, m), up=True) for t in grid]
+    for i in range(len(surv) - 2, -1, -1):
+        surv[i] = max(surv[i], surv[i + 1])
+    surv = [min(x, Fraction(1)) for x in surv]
+    tail = surv[-1]
+    branches: list[tuple[Fraction, AnyPair]] = []
+    prev, rates = Fraction(1), []
+    for t, sv in zip(grid, surv, strict=True):
+        w, prev = prev - sv, sv
+        if w <= 0:
+            continue
+        rate = dyadic(rational(-((-ball(u) * ball(t)).exp()) + 1, up=True), _RACE_BITS,
+                      up=True)
+        rates.append((w, rate))
+        branches.append((w, law_pair(bernoulli(rate), d, noise, kernel, "displaced",
+                                     f"successive PPS: τ ≤ {float(t):.6g}")))
+    kept = sum((w for w, _ in branches), Fraction(0))
+    branches = [(w / kept, b) for w, b in branches]
+    mean_rate = min(Fraction(1), sum((w * r for w, r in rates), Fraction(0)) / kept)
+    # the lower end's rate, on a finer grid of the record's own label (others = the file
+    # less it): Pr(τ > t) = Pr(at most m − 1 others by t)
+    fine = [Fraction(0)] + [grid[0] + (grid[-1] - grid[0]) * i / _RACE_POINTS
+                            for i in range(_RACE_POINTS + 1)]
+    lo = flint.arb(0)
+    for a, b in zip(fine, fine[1:], strict=False):
+        drop = (-ball(u) * ball(a)).exp() - (-ball(u) * ball(b)).exp()
+        lo += drop * _arrived_at_most(others, b, m - 1)
+    pi_lo = max(dyadic(rational(lo, up=False), _RACE_BITS, up=False),
+                successive_inclusion(m, classes)[0])
+    low = law_pair(bernoulli(pi_lo), d, noise, kernel, "displaced",
+                   "successive PPS realised")
+    return Dominating(revealed(branches, "successive PPS race"), "displaced",
+                      bernoulli(mean_rate), tail,
+                      f"successive PPS, measures fixed: the others' arrival clocks shown, the "
+                      f"record of the largest measure is drawn w.p. π_τ = 1 − e^(−{u}τ) given "
+                      f"the m-th arrival τ among them ({len(branches)} pieces, mean ≤ "
+                      f"{float(mean_rate):.6g}; π ≥ {float(pi_lo):.6g}), and the sample "
+                      f"without it holds the sample with it less the record: displaced",
+                      lower=low)
 
 
 def successive_fixed_pair(inclusion: tuple[Fraction, Fraction], d: Fraction, noise: Fraction,
