@@ -64,6 +64,7 @@ from verifydp.accounting.forms import (
 )
 from verifydp.accounting.laws import truncated_law
 from verifydp.accounting.orientation import oriented
+from verifydp.accounting.partial import copies_partial
 from verifydp.accounting.pps import (
     poisson_pps_pairs,
     pps_fixed_rate,
@@ -393,7 +394,9 @@ def _pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
         low = make("swapped", bernoulli(q_mean), Fraction(0), "").pair
         return (Dominating(top.pair, top.form, top.law, top.tail, top.why, lower=low),)
     if kind == "srswr" and not add_remove:
-        return (copies_revealed(size, params["m"], diameter, noise, kernel),)
+        partial = (copies_partial(size, params["m"], diameter, noise) if kernel == "gauss"
+                   else None)
+        return (partial or copies_revealed(size, params["m"], diameter, noise, kernel),)
     if kind in COPY_KINDS and not add_remove:
         # with two or more copies a substituted value moves every copy while the others'
         # draws move the centres apart: the displaced pair is beaten (others at −C/2, the
