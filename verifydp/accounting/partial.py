@@ -192,13 +192,12 @@ def certify_partial(pi: Fraction, ws: tuple[Fraction, ...], shifts: tuple[Fracti
                            _at(1 + (gamma - 1) / rate, ws, mus, wb))
         return memo[gamma]
 
-    def g_at(gamma: Fraction) -> Fraction:
-        gp = 1 + (gamma - 1) / pi
+    def beyond(gamma: Fraction) -> Fraction:  # g(γ′) for every γ′ ≥ γ: A, β, B fall
         x = at(gamma)[0]
-        return pi * (x.a_hi + (gamma / gp) * (x.b_hi - x.a_lo))
+        return pi * (x.a_hi + (gamma / (1 + (gamma - 1) / pi)) * x.b_hi)
 
     top = 2.0
-    while float(g_at(Fraction(top))) > tail_target:
+    while float(beyond(Fraction(top))) > tail_target:
         top *= 2
         if top > 1e300:
             return None
@@ -220,7 +219,7 @@ def certify_partial(pi: Fraction, ws: tuple[Fraction, ...], shifts: tuple[Fracti
         for c in ((lo, mid), (mid, hi)):
             depth[c] = d + 1
             stack.append(c)
-    return PartialReveal(rho, rate, g_at(Fraction(top)), cells)
+    return PartialReveal(rho, rate, beyond(Fraction(top)), cells)
 
 
 _RHOS = (Fraction(1, 200), Fraction(1, 100), Fraction(1, 50), Fraction(1, 20), Fraction(1, 5))
