@@ -14,10 +14,11 @@ certifies that the pair that reveals the count with probability ρ at the rate �
 
     h(γ) = π(1 + κ)·[(1 − ρ)·A(γ″) + ρ·B(γ″)],  γ″ = 1 + (γ − 1)/(π(1 + κ)),
 
-lies above g on [1, γ_M] (both non-increasing: on a cell [γ_i, γ_{i+1}],
-g ≤ π[(1 − β_{i+1})A(γ′_i) + β_i·B(γ′_i)] and h ≥ h(γ_{i+1})), and beyond γ_M bounds g by
-its value there, counted as δ per release (`tail`). Floats choose ρ, κ and the grid; every
-comparison is on arb balls.
+lies above g on [1, γ_M]: on a cell [γ_i, γ_{i+1}] A and β·B lie below their chords (convex
+in γ) and β·A above β(γ_{i+1})·A(γ′(γ_{i+1})), while h lies above its tangent at γ_{i+1}
+(a profile is convex), so comparing the two linear bounds at the cell's ends decides it;
+beyond γ_M, g ≤ π[A + β·B] at γ_M, counted as δ per release (`tail`). Floats choose ρ, κ and
+the cells (halved where a comparison fails); every comparison is on arb balls.
 """
 
 from __future__ import annotations
