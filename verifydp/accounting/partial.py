@@ -166,10 +166,10 @@ class PartialReveal:
 def _grid(pi: Fraction, top: float) -> list[Fraction]:
     """γ from 1 to `top`, geometric in γ′ − 1 = (γ − 1)/π near 1 (where β falls from 1),
     then in γ′ (floats: any grid is sound, the cells are refined where they fail)."""
-    pts = [0.0] + [1e-6 * 1.05 ** k for k in range(int(math.log(1e7) / math.log(1.05)) + 1)]
+    pts = [0.0] + [1e-6 * 1.4 ** k for k in range(int(math.log(1e7) / math.log(1.4)) + 1)]
     g = 1 + pts[-1]
     while 1 + (g - 1) * float(pi) < top:
-        g *= 1.05
+        g *= 1.4
         pts.append(g - 1)
     return sorted({1 + pi * Fraction(x) for x in pts})
 
