@@ -43,12 +43,6 @@ def _sf(x: flint.arb) -> flint.arb:
     return kernel_cdf("gauss", -x, True)
 
 
-def _shift(gamma: flint.arb, mu: flint.arb) -> flint.arb:
-    """H_γ(N(μ) ‖ N(0)), μ > 0, γ ≥ 1: the set {loss > log γ} is x > log γ/μ + μ/2."""
-    t = gamma.log() / mu + mu / 2
-    return _sf(t - mu) - gamma * _sf(t)
-
-
 def _crossing(g: float, ws: list[float], mus: list[float]) -> float:
     """The t where Σ_l w_l e^{μ_l t − μ_l²/2} = g, in floats (only a guess: the caller
     certifies a bracket): Newton on the log of the sum, convex and increasing in t, from the
@@ -67,11 +61,6 @@ def _crossing(g: float, ws: list[float], mus: list[float]) -> float:
         if abs(step) <= 1e-15 * max(1.0, abs(t)):
             break
     return t
-
-
-def _exact(t: float) -> flint.arb:
-    f = Fraction(t)
-    return flint.arb(f.numerator) / f.denominator
 
 
 @dataclass(frozen=True)
@@ -95,22 +84,22 @@ def _at(gamma: Fraction, ws: tuple[Fraction, ...], mus: tuple[flint.arb, ...],
     −A′ = Q(x > t*) ≥ Q(x > b). B is in closed form per l (t_l = log γ/μ_l + μ_l/2). `wb`:
     the weights as balls."""
     fw, fm = [float(w) for w in ws], [float(m.mid()) for m in mus]
-    lo = hi = _crossing(float(gamma), fw, fm)
+    t0 = _crossing(float(gamma), fw, fm)
     gb = ball(gamma)
 
     def side(t: float) -> int:  # +1 / −1: the ratio at t certified above / below γ
-        tb = _exact(t)
+        tb = ball(Fraction(t))
         r = sum((w * (m * tb - m * m / 2).exp() for w, m in zip(wb, mus, strict=True)),
                 _ZERO) - gb
         return 1 if r.lower() > 0 else -1 if r.upper() < 0 else 0
 
-    step = 1e-9 * max(1.0, abs(hi))
-    a, b = lo - step, hi + step
+    step = 1e-9 * max(1.0, abs(t0))
+    a, b = t0 - step, t0 + step
     while side(a) != -1:
-        a -= 4 * (hi - a)
+        a -= 4 * (t0 - a)
     while side(b) != 1:
-        b += 4 * (b - lo)
-    ab, bb = _exact(a), _exact(b)
+        b += 4 * (b - t0)
+    ab, bb = ball(Fraction(a)), ball(Fraction(b))
 
     def p_tail(t: flint.arb) -> flint.arb:
         return sum((w * _sf(t - m) for w, m in zip(wb, mus, strict=True)), _ZERO)
