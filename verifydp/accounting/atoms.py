@@ -42,7 +42,8 @@ import flint
 from verifydp.exact.arb import ball, bracket_ball
 from verifydp.semantics.dgauss import normaliser as dgauss_normaliser
 
-__all__ = ["Atoms", "BinomialPair", "FinitePair", "binomial_atoms", "discrete_gaussian_atoms",
+__all__ = ["Atoms", "BinomialPair", "FinitePair", "binomial_atoms", "binomial_log_masses",
+           "discrete_gaussian_atoms",
            "discrete_gaussian_sf", "finite_atoms", "normaliser", "randomized_response"]
 
 MAX_ATOMS = 200_000  # beyond this the discrete Gaussian is summed too slowly atom by atom
@@ -206,6 +207,19 @@ def _binomial_window(n: int, rates: tuple[Fraction, Fraction]) -> tuple[int, int
     return max(lo, 0), min(hi, n)
 
 
+def binomial_log_masses(n: int, lo: int, hi: int, log_r: flint.arb, log_1r: flint.arb
+                        ) -> list[flint.arb]:
+    """log Pr(Bin(n, r) = k) for k = lo … hi, given balls for log r and log(1 − r): the first
+    from the exact binomial coefficient, the next by the ratio (n − k)/(k + 1)·r/(1 − r) (no
+    log-gamma cancellation at large n: 53-bit balls stay tight)."""
+    cur = ball(Fraction(math.comb(n, lo))).log() + lo * log_r + (n - lo) * log_1r
+    out = [cur]
+    for k in range(lo, hi):
+        cur = cur + ball(Fraction(n - k, k + 1)).log() + log_r - log_1r
+        out.append(cur)
+    return out
+
+
 def binomial_atoms(pair: BinomialPair) -> Atoms:
     """The certified atoms of a binomial pair: the counts of a window (`_binomial_window`)
     with masses C(n, k)·r^k·(1 − r)^(n − k) in arb, the
@@ -216,18 +230,10 @@ def binomial_atoms(pair: BinomialPair) -> Atoms:
     lo, hi = _binomial_window(n, (p, q))
 
     def log_masses(r: Fraction) -> list[flint.arb | None]:  # None: the mass is 0
-        """log Pr(Bin(n, r) = k), k = lo … hi: the first from the exact binomial
-        coefficient, the next by the ratio (n − k)/(k + 1)·r/(1 − r) (no log-gamma
-        cancellation at large n: 53-bit balls stay tight)."""
         if r in (0, 1):
             return [zero if k == n * r else None for k in range(lo, hi + 1)]
         lr, l1r = ball(r).log(), ball(-r).log1p()  # log1p: tight at small r, large n
-        cur = ball(Fraction(math.comb(n, lo))).log() + lo * lr + (n - lo) * l1r
-        out: list[flint.arb | None] = [cur]
-        for k in range(lo, hi):
-            cur = cur + ball(Fraction(n - k, k + 1)).log() + lr - l1r
-            out.append(cur)
-        return out
+        return list(binomial_log_masses(n, lo, hi, lr, l1r))
 
     ps, qs, losses = [], [], []
     p_minus_inf = q_minus_inf = p_inf = q_inf = zero  # atoms at loss ±∞

@@ -13,7 +13,7 @@ from typing import Any
 
 import flint
 
-from verifydp.accounting.atoms import BinomialPair
+from verifydp.accounting.atoms import BinomialPair, binomial_log_masses
 from verifydp.accounting.composition import AnyPair, Product
 from verifydp.accounting.forms import Dominating, bernoulli, dyadic, law_pair, revealed
 from verifydp.exact.arb import ball, rational
@@ -29,9 +29,8 @@ def pps_fixed_rate(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int
     record) the inclusions are independent and no rate moves, so the pair is Poisson's at the
     record's rate; the largest dominates every smaller one (the pair at q′ < q mixes the pair
     at q with the record-absent law, common to both runs: joint convexity) (#pps)."""
-    n = Fraction(params["expected_size"])
     total = sum((m * c for m, c in classes), Fraction(0))
-    return min(Fraction(1), n * max(m for m, c in classes if c) / total)
+    return _rate(Fraction(params["expected_size"]), max(m for m, c in classes if c), total)
 
 
 def pps_rates(params: Mapping[str, Any], classes: tuple[tuple[Fraction, int], ...]
@@ -172,21 +171,17 @@ _RACE_BITS = 40       # rates rounded up to this many bits (a larger rate domina
 def _arrived_at_most(classes: tuple[tuple[Fraction, int], ...], t: Fraction, k: int
                      ) -> flint.arb:
     """Pr(at most k of the records have arrived by t), record i arriving at an independent
-    Exp(s_i) time: a ball. Per class the count is Bin(n_c, 1 − e^{−s_c·t}); its masses up to k
-    by the ratio recursion from Pr(0) = e^{−n_c·s_c·t}, the classes convolved (truncated at
-    k: only counts ≤ k are asked for)."""
+    Exp(s_i) time: a ball. Per class the count is Bin(n_c, 1 − e^{−s_c·t}) (its masses up to k,
+    `atoms.binomial_log_masses`), the classes convolved (truncated at k: only counts ≤ k are
+    asked for)."""
     tb = ball(t)
     total = flint.arb_poly([1])
     for s, n in classes:
         if not n:
             continue
-        st = ball(s) * tb
-        odds = st.exp() - 1  # p/(1 − p) = e^{st} − 1
-        cur = (-n * st).exp()
-        pmf = [cur]
-        for j in range(min(k, n)):
-            cur = cur * (n - j) / (j + 1) * odds
-            pmf.append(cur)
+        st = ball(s) * tb  # log(1 − p) = −st, log p = log(1 − e^{−st})
+        pmf = [x.exp() for x in binomial_log_masses(n, 0, min(k, n), (-(-st).expm1()).log(),
+                                                     -st)]
         total = flint.arb_poly((total * flint.arb_poly(pmf)).coeffs()[:k + 1])
     return sum(total.coeffs()[:k + 1], flint.arb(0))
 
