@@ -62,7 +62,7 @@ from verifydp.accounting.forms import (
     moved_pair,
     revealed,
 )
-from verifydp.accounting.laws import truncated_law
+from verifydp.accounting.laws import count_labels, truncated_law
 from verifydp.accounting.orientation import oriented
 from verifydp.accounting.partial import copies_partial
 from verifydp.accounting.pps import (
@@ -81,7 +81,6 @@ __all__ = ["COPY_KINDS", "Dominating", "Realised", "copies_chain", "copies_revea
 
 KERNELS = {"gaussian": "gauss", "laplace": "laplace", "discrete-gaussian": "dgauss"}
 COPY_KINDS = ("srswr", "must-ow", "must-ww")  # designs that may draw a record twice
-_MERGED = Fraction(1, 2**30)  # `copies_revealed`: label weight merged into one branch
 
 
 def _moves(sizes: Mapping[str, int], strata: Mapping[str, int]
@@ -357,19 +356,15 @@ def _pairs(kind: str, params: Mapping[str, Any], size: int, mechanism: str,
                           "added or changed record moves", "measures"))
             raise ValueError(f"{kind}: {what}; a pair is derived under substitution with "
                              f"[protect] {key} = \"fixed\" only")
-        draws, classes = ((params["ell"], tuple((Fraction(c), clusters.count(c))
-                                                for c in sorted(set(clusters))))
-                          if clustered else (params["m"], size_classes))
         if not clustered:
-            return (successive_race_pair(draws, classes, diameter, noise, kernel),)
-        bounds = successive_inclusion(draws, classes)
-        # a fixed sample size: the others at −C, the record −C → +C, displaced at π's floor;
+            return (successive_race_pair(params["m"], size_classes, diameter, noise, kernel),)
+        bounds = successive_inclusion(params["ell"], tuple((Fraction(c), clusters.count(c))
+                                                           for c in sorted(set(clusters))))
         # drawn clusters bring different numbers of records: the others at 0 (a count:
         # outside), the record at ±C, swapped at π's floor
-        low = make("swapped" if clustered else "displaced", bernoulli(bounds[0]),
-                   Fraction(0), "").pair
+        low = make("swapped", bernoulli(bounds[0]), Fraction(0), "").pair
         return (successive_fixed_pair(bounds, diameter, noise, kernel, low,
-                                      "PPS cluster draws" if clustered else "successive PPS"),)
+                                      "PPS cluster draws"),)
     if kind in ("proportional", "stratified-proportional", "random-size"):
         return resized_pairs(kind, params, size, magnitude, diameter, noise, kernel,
                              add_remove, count, strata_sizes)
@@ -432,20 +427,9 @@ def copies_revealed(size: int, m: int, diameter: Fraction, noise: Fraction, kern
     law = truncated_law("wr", size, None, m)
     pi = inclusion("srswr", {"m": m}, size)
     rate = dyadic(pi, 96, up=True)
-    drawn = [(k, w) for k, w in law.weights if k >= 1]
-    kept = sum((w for _, w in drawn), Fraction(0))
-    # each branch costs a certified lattice of its own: the labels whose remaining weight is
-    # below _MERGED join one branch at the largest count's shift (it dominates each of them)
-    top, rest = len(drawn), Fraction(0)
-    while top > 1 and rest + drawn[top - 1][1] <= _MERGED * kept:
-        top -= 1
-        rest += drawn[top][1]
-    labels = [(w, k, f"{k} cop{'y' if k == 1 else 'ies'}") for k, w in drawn[:top]]
-    if rest:
-        labels.append((rest, drawn[-1][0], f"{drawn[top][0]}–{drawn[-1][0]} copies, at "
-                                           f"{drawn[-1][0]}"))
-    branches = tuple((w / kept, law_pair(bernoulli(rate), k * diameter, noise, kernel,
-                                         "displaced", f"srswr, {name}"))
+    labels = count_labels([(k, w) for k, w in law.weights if k >= 1])
+    branches = tuple((w, law_pair(bernoulli(rate), k * diameter, noise, kernel, "displaced",
+                                  f"srswr, {name}"))
                      for w, k, name in labels)
     tail = dyadic(law.tau / pi, 96, up=True) if law.tau else Fraction(0)
     realised = law_pair(law.weights, diameter, noise, kernel, "displaced",

@@ -87,3 +87,24 @@ def truncated_law(scheme: str, n: int, b: int | None, m: int) -> Law:
         dropped += w[top]
     kept = tuple((l, x) for l, x in enumerate(w[:top]) if x)  # noqa: E741
     return Law(kept, 1 - sum(x for _, x in kept))
+
+
+_MERGED = Fraction(1, 2**30)  # `count_labels`: label weight merged into one branch
+
+
+def count_labels(drawn: list[tuple[int, Fraction]]) -> list[tuple[Fraction, int, str]]:
+    """The copy count l given K ≥ 1 as branch labels (weight, count, name), from the kept
+    terms (l, Pr(K = l)), l ≥ 1, of a truncated law: weights normalised, and the largest
+    counts whose weights sum to at most 2^-30 of the total share one branch at the largest
+    count (its shift dominates each of theirs; each branch costs a certified lattice)."""
+    kept = sum((w for _, w in drawn), Fraction(0))
+    top, rest = len(drawn), Fraction(0)
+    while top > 1 and rest + drawn[top - 1][1] <= _MERGED * kept:
+        top -= 1
+        rest += drawn[top][1]
+    labels = [(w / kept, k, f"{k} cop{'y' if k == 1 else 'ies'}") for k, w in drawn[:top]]
+    if rest:
+        labels.append((rest / kept, drawn[-1][0], f"{drawn[top][0]}–{drawn[-1][0]} copies, at "
+                                                  f"{drawn[-1][0]}"))
+    return labels
+

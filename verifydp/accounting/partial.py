@@ -30,7 +30,7 @@ from fractions import Fraction
 import flint
 
 from verifydp.accounting.forms import Dominating, bernoulli, dyadic, law_pair, revealed
-from verifydp.accounting.laws import truncated_law
+from verifydp.accounting.laws import count_labels, truncated_law
 from verifydp.exact.arb import ball, kernel_cdf, rational
 
 __all__ = ["PartialReveal", "certify_partial", "copies_partial"]
@@ -214,7 +214,6 @@ def certify_partial(pi: Fraction, ws: tuple[Fraction, ...], shifts: tuple[Fracti
 
 _RHOS = (Fraction(1, 200), Fraction(1, 100), Fraction(1, 50), Fraction(1, 20), Fraction(1, 5))
 _KAPPA = Fraction(1, 200)
-_MERGE = Fraction(1, 2**30)  # labels below this share of the revealed part share one branch
 
 
 def copies_partial(size: int, m: int, d: Fraction, noise: Fraction) -> Dominating | None:
@@ -241,17 +240,10 @@ def copies_partial(size: int, m: int, d: Fraction, noise: Fraction) -> Dominatin
     copies = law_pair(((0, 1 - rate),) + tuple((k, rate * w) for k, w in zip(
         (k for k, _ in drawn), ws, strict=True)), d, noise, "gauss", "displaced",
         "srswr: the copies, count hidden")
-    top, rest = len(drawn), Fraction(0)
-    while top > 1 and rest + ws[top - 1] <= _MERGE:
-        top -= 1
-        rest += ws[top]
-    labels = [(ws[i], drawn[i][0]) for i in range(top)]
-    if rest:
-        labels[-1] = (labels[-1][0] + rest, drawn[-1][0])
     branches = [(1 - cert.rho, copies)] + [
         (cert.rho * w, law_pair(bernoulli(rate), k * d, noise, "gauss", "displaced",
-                                f"srswr: {k} cop{'y' if k == 1 else 'ies'} shown"))
-        for w, k in labels]
+                                f"srswr: {name} shown"))
+        for w, k, name in count_labels(drawn)]
     tail = law.tau + dyadic(cert.tail / (1 - rate), 96, up=True)
     realised = law_pair(law.weights, d, noise, "gauss", "displaced",
                         "srswr displaced (others at one end, the record at the other)")

@@ -280,15 +280,16 @@ def successive_race_pair(m: int, classes: tuple[tuple[Fraction, int], ...], d: F
 
 def successive_fixed_pair(inclusion: tuple[Fraction, Fraction], d: Fraction, noise: Fraction,
                           kernel: str, low: AnyPair, what: str) -> Dominating:
-    """Successive PPS draws (of records, or of clusters: every record of a drawn cluster
-    is in) under substitution with the measures fixed: the sample's law does not depend on
-    the values. Revealing the sample (common to both runs) leaves K(d) against K(0) when it
-    holds the record and nothing otherwise, so T releases are bounded by the revealed
-    mixture Σ_j Pr(Bin(T, π) = j) δ_j, π the record's inclusion — the upper one of its
-    bounds `inclusion` (`successive_inclusion`; the mixture grows with π). No amplification argument beyond the
-    draw is made: successive sampling is not negatively associated in general (Alexander
-    1989), so the displaced pair's coupling is not available. `low` is a concrete pair at
-    the lower bound of π (the caller's: it depends on what the draws bring)."""
+    """Successive PPS draws of clusters (every record of a drawn cluster is in) under
+    substitution with the cluster frame fixed: the sample's law does not depend on the values.
+    Revealing the sample (common to both runs) leaves K(d) against K(0) when it holds the
+    record and nothing otherwise, so T releases are bounded by the revealed mixture
+    Σ_j Pr(Bin(T, π) = j) δ_j, π the record's inclusion — the upper one of its bounds
+    `inclusion` (`successive_inclusion`; the mixture grows with π). Records drawn one by one
+    use the arrival clocks instead (`successive_race_pair`); for clusters the one drawn when
+    the record's is not brings its own records, a shift of up to its size times C, so that
+    argument does not apply (proofs/deployment_pairs.md#successive). `low` is a concrete
+    pair at the lower bound of π (the caller's: it depends on what the draws bring)."""
     lo, hi = inclusion
     within = law_pair(((1, Fraction(1)),), d, noise, kernel, "displaced",
                       f"{what}: the drawn record's value moves by d")
