@@ -64,10 +64,9 @@ def _garbles(small: tuple[Fraction, Fraction], big: tuple[Fraction, Fraction]) -
 
 @dataclass(frozen=True)
 class _Neighbour:
-    """One neighbour of the file under add/remove: the record's measure and inclusion rate
-    in the larger dataset D′, and per class (rate under D, rate under D′, how many others)."""
+    """One neighbour of the file under add/remove: the record's inclusion rate in the larger
+    dataset D′, and per class (rate under D, rate under D′, how many others)."""
 
-    measure: Fraction
     rate: Fraction
     factor: Fraction  # every uncapped rate under D′ over its rate under D
     classes: tuple[tuple[Fraction, Fraction, Fraction, int], ...]  # (s, π, π′, count)
@@ -80,11 +79,11 @@ def _neighbours(n: Fraction, classes: tuple[tuple[Fraction, int], ...]) -> list[
     total = sum((m * c for m, c in classes), Fraction(0))
     out = []
     for v in sorted({m for m, c in classes if c}, reverse=True):
-        out.append(_Neighbour(v, _rate(n, v, total), (total - v) / total, tuple(
+        out.append(_Neighbour(_rate(n, v, total), (total - v) / total, tuple(
             (m, _rate(n, m, total - v), _rate(n, m, total), c - (1 if m == v else 0))
             for m, c in classes), f"a record of measure {v} removed from the file"))
     for v in sorted({m for m, _ in classes}, reverse=True):
-        out.append(_Neighbour(v, _rate(n, v, total + v), total / (total + v), tuple(
+        out.append(_Neighbour(_rate(n, v, total + v), total / (total + v), tuple(
             (m, _rate(n, m, total), _rate(n, m, total + v), c) for m, c in classes),
             f"a record of measure {v} added to the file"))
     return out
@@ -127,15 +126,14 @@ def poisson_pps_pairs(params: Mapping[str, Any], classes: tuple[tuple[Fraction, 
         # realised: others at 0 (a moved inclusion moves nothing), the record at +C
         lower = law_pair(bernoulli(nb.rate), d if count else a, noise, kernel, "added",
                          "poisson-pps realised")
-        shown = len(counts) if nb is top else sum(1 for c in counts if c)
+        pair = _shown(nb, rate, counts, a, noise, kernel)
         why = (f"poisson-pps, {nb.where}: it joins w.p. {float(rate):.6g} and moves the "
                f"others' rates (by the factor {float(nb.factor):.6g}"
                f" where uncapped); the others' inclusions shown: the record's added pair "
-               f"times {shown} class counts"
+               f"times {len(pair.parts) - 1} class counts"
                + (f" (covers {len(covered)} of the file's {len(nbs)} neighbours)"
                   if nb is top else ""))
-        out.append(Dominating(_shown(nb, rate, counts, a, noise, kernel), "shown",
-                              bernoulli(rate), Fraction(0), why, lower=lower))
+        out.append(Dominating(pair, "shown", bernoulli(rate), Fraction(0), why, lower=lower))
     return tuple(out)
 
 
