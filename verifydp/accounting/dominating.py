@@ -135,10 +135,16 @@ def _restructured(kind: str, params: Mapping[str, Any], clusters: tuple[int, ...
     clusters; removing a one-record cluster is the reverse), and a replacement may move the
     record to another cluster, a new one, or out of a one-record cluster. When the record's
     new cluster is drawn, one cluster Z fewer of the others is: its whole within-sample (w
-    records at most) leaves with it. Revealing whether a cluster involved is drawn
-    (probability ρ) bounds each release by the two-point pair at the largest distance:
-    (w + 1)·a for an added cluster, (w + 3)·a for a replacement (the old cluster's draw
-    moves by up to 2a as well)."""
+    records at most) leaves with it.
+
+    * add/remove: the larger run's law is (1 − ρ)·(the smaller run's) + ρ·(the one-record
+      cluster drawn), ρ = ℓ/(k + 1) (ℓ/k when the file holds a one-record cluster that may
+      be removed); given the other drawn clusters, the record stands against Z's
+      within-sample, a mixture over Z, and the alignment lemma bounds it by the shift
+      (w + 1)·a without showing Z: the added pair at rate ρ, nothing revealed;
+    * replace: revealing whether a cluster involved is drawn (probability ρ) bounds each
+      release by the two-point pair at (w + 3)·a (the old cluster's draw moves by up to 2a
+      as well)."""
     k, ell = len(clusters), params["ell"]
     if kind == "cluster-srs":
         w = max(clusters)
@@ -148,10 +154,14 @@ def _restructured(kind: str, params: Mapping[str, Any], clusters: tuple[int, ...
         w = max(clusters)
     a = magnitude
     if add_remove:
-        rho, dist = Fraction(ell, k), (w + 1) * a
+        rho = Fraction(ell, k) if 1 in clusters else Fraction(ell, k + 1)
+        dist = (w + 1) * a
+        pair = law_pair(bernoulli(rho), dist, noise, kernel, "added",
+                        f"{kind}: a one-record cluster drawn")
     else:
         rho, dist = _moved_cluster_rate(clusters, ell), (w + 3) * a
-    pair = law_pair(((1, Fraction(1)),), dist, noise, kernel, "added", f"{kind} restructured")
+        pair = law_pair(((1, Fraction(1)),), dist, noise, kernel, "added",
+                        f"{kind} restructured")
     lower = within_lower
     if add_remove:
         # realised: every other record at +a in the clusters' fixed within-sums (all drawn
@@ -172,6 +182,12 @@ def _restructured(kind: str, params: Mapping[str, Any], clusters: tuple[int, ...
     what = ("the record forms a cluster of its own (k + 1 clusters) or a one-record cluster "
             "is removed" if add_remove else
             "the record moves to another cluster, a new one, or out of a one-record cluster")
+    if add_remove:
+        return Dominating(pair, "added", bernoulli(rho), Fraction(0),
+                          f"{kind}: {what}; the one-record cluster is drawn w.p. ≤ {rho} and "
+                          f"then the output moves by ≤ {dist} against a displaced cluster's "
+                          f"within-sample of ≤ {w} records (which one, not shown)",
+                          lower=lower)
     return Dominating(pair, "added", ((1, Fraction(1)),), Fraction(0),
                       f"{kind}: {what}; a cluster involved is drawn w.p. ≤ {rho} (revealed) and "
                       f"the output moves by ≤ {dist} (a displaced cluster's within-sample of "

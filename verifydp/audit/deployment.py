@@ -132,7 +132,8 @@ def _plain(d: Dominating, steps: int, grid: Grid, target: float | None = None) -
     # the lower end: the realisable pair (`d.lower`, else `d.pair` when the upper end composes
     # another pair: proofs/deployment_pairs.md#orientation), its buckets alone
     real_pair = d.lower if d.lower is not None else (d.pair if d.upper is not None else None)
-    low = composed(real_pair, steps, grid, directions=()) if real_pair is not None else None
+    low = (composed(real_pair, steps, grid, directions=(), target=target)
+           if real_pair is not None else None)
     tests: list[Callable[[Fraction], Fraction]] = []
     if d.realised is not None:
         r = d.realised
@@ -605,6 +606,9 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
     allocation = spec.kind == "balls-and-bins"
     # balls-and-bins composes epochs, not steps: a few dozen, so a coarse first lattice
     grid = Grid(_ONE_H if allocation else _first_h(cands, comp.steps, chain, copies), z)
+    bits = _wide_bits(cands, comp.steps, z)
+    if bits is not None:
+        grid = replace(grid, h=max(grid.h, _WIDE_H), negligible_bits=bits)
     if allocation and comp.delta is not None:
         _allocation_resolvable(spec, comp)
     fn: DeltaFn
@@ -624,6 +628,10 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
     # δ at the file's ε, or ε(δ) near the last lattice's bracket: the FFT's tilt (certified
     # at every ε; the first lattice of an ε(δ) composes in balls, no ε known yet)
     target = float(comp.epsilon) if comp.epsilon is not None else None
+    if copies and target is None:
+        # its lattice is not refined (the gap is the label's): tilt it to the ε(δ) of a
+        # coarse lattice in balls (DP-SGD with replacement: 11 s of ball powers → 6 s)
+        target = float(answer(build(comp.steps, Grid(_PRE_H, z))).hi)
     for refinement in range(_MAX_REFINE + 1):
         step(f"composing {comp.steps} releases (lattice step {grid.h})")
         fn = build(comp.steps, grid, target)
@@ -651,8 +659,9 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
     # split to the lattice points around it (an O(h) gap there); a finer lattice is cheap
     # (otherwise the last lattice when it is coarser: its cells are certified already)
     one_h = Fraction(1, 10**4) if mech.kind == "randomized-response" else max(_ONE_H, grid.h)
-    one = answer(chained_delta(cands[0], 1, Grid(one_h, z)) if chain else
-                 _delta_fn(cands, 1, comp.resample, Grid(one_h, z), kernel_of, budget))
+    one_grid = replace(grid, h=one_h)
+    one = answer(chained_delta(cands[0], 1, one_grid) if chain else
+                 _delta_fn(cands, 1, comp.resample, one_grid, kernel_of, budget))
     curve_d: list[tuple[Fraction, Bracket]] = []
     curve_t: list[tuple[int, Bracket]] = []
     if curves:
@@ -663,9 +672,9 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
         step("steps curve")
         # a coarser lattice for the plotted points: certified, only the bands are wider
         # (the one-release lattice's: its cells are certified already)
-        coarse = Grid(_COARSE_H if copies else max(grid.h, _ONE_H), z)
+        coarse = replace(grid, h=_COARSE_H if copies else max(grid.h, _ONE_H))
         ts = sorted({max(1, comp.steps // k) for k in (16, 4)} - {comp.steps})
-        curve_t = [(t, answer(build(t, coarse, float(comp.epsilon) if comp.epsilon else None),
+        curve_t = [(t, answer(build(t, coarse, _curve_target(comp, result, t)),
                               _CURVE_TOL, result.hi))
                    for t in ts] + [(comp.steps, result)]
     quantity = "epsilon" if comp.delta is not None else "delta"
@@ -737,9 +746,36 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
 
 
 _ONE_H = Fraction(1, 250)   # the one-release lattice (at most)
+_WIDE_H = Fraction(1, 10)    # the first lattice of a loss spread over hundreds of nats
+_PRE_H = Fraction(1, 40)     # a coarse lattice whose ε(δ) only aims a finer one's FFT tilt
 _COARSE_H = Fraction(1, 100)  # the first lattice of a few releases, and of a chained bracket
 _LADDER = (Fraction(1, 250), Fraction(1, 500), Fraction(1, 1000))
 _H_PER_SD = 4               # lattice points per standard deviation of one release's loss
+
+
+def _wide_bits(cands: tuple[Dominating, ...], steps: int, z: int) -> int | None:
+    """For an added pair shifted by many noise units (a one-record cluster displacing a
+    whole drawn cluster: #restructured), the exponent of the negligible mass that keeps the
+    lower end's test: its subtracted Q-tail carries the windows' dropped mass times e^ε, and
+    ε reaches T·(s²/2 + s·z) in noise units s, z (the output range), so masses down to
+    e^{−that} are kept (arb balls hold them). None for every other pair."""
+    worst = 0.0
+    for d in cands:
+        for pair in (d.upper_pair, d.lower):
+            sh = _shifted(pair) if isinstance(pair, (Pair, FinitePair)) else None
+            if sh is not None and isinstance(pair, Pair) and pair.kernel != "dgauss" and (
+                    sh[1] > _COUNT_TEST_SHIFT * pair.scale):
+                s = float(sh[1] / pair.scale)
+                worst = max(worst, steps * (s * s / 2 + s * z))
+    return None if worst == 0 else Grid().negligible_bits + math.ceil(worst / math.log(2))
+
+
+def _curve_target(comp: CompositionSpec, result: Bracket, steps: int) -> float | None:
+    """Where to tilt the FFT of the steps curve's point at `steps` releases: the file's ε,
+    or for ε(δ) the final ε scaled by √(steps/T) (floats aim the tilt; every ε is certified)."""
+    if comp.epsilon is not None:
+        return float(comp.epsilon)
+    return float(result.hi) * math.sqrt(steps / comp.steps) if result.hi > 0 else None
 
 
 def _first_h(cands: tuple[Dominating, ...], steps: int, chain: bool, copies: bool = False

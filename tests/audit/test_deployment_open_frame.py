@@ -1,0 +1,65 @@
+"""Open cluster frames under add/remove: the one-record cluster's pair against the oracle
+(issue 30, proofs/deployment_pairs.md#restructured).
+
+A record that forms a cluster of its own displaces, when its cluster is drawn, a whole drawn
+cluster Z; the audit bounds each release by the added pair (1 − ρ)K(0) + ρK((w + 1)a)
+against K(0), ρ = ℓ/(k + 1), Z not shown (the alignment lemma), where it used to reveal the
+draw. Here the audit's certified brackets at T = 2 and 3 (and T = 1) are checked against the
+composition oracle of `tests/audit/test_deployment_composition.py` (every concrete pair of a
+tiny population, sequences of them, both orders) for the continuous kernels the oracle
+enumerates, and the mutant that drops the displaced cluster's within-sample (shift a, not
+(w + 1)a) is beaten by it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+
+from tests.audit.test_deployment_composition import (
+    DESIGNS,
+    MECHANISMS,
+    SLACK,
+    candidates,
+    certified,
+    worst,
+)
+from verifydp.accounting.composition import Grid, composed
+from verifydp.accounting.forms import bernoulli, law_pair
+
+OPEN = {d.name: d for d in DESIGNS if d.name.endswith("add-remove-clusters=open")}
+CASES = [("two-stage-cluster-add-remove-clusters=open", "gaussian", 2),
+         ("two-stage-cluster-add-remove-clusters=open", "laplace", 3),
+         ("cluster-srs-add-remove-clusters=open", "gaussian", 3),
+         ("cluster-srs-add-remove-clusters=open", "discrete-gaussian", 2)]
+
+
+@pytest.mark.parametrize("name,mech,steps", CASES, ids=[f"{n}-{m}-T{t}" for n, m, t in CASES])
+def test_one_record_cluster_pair_against_the_oracle(name: str, mech: str, steps: int) -> None:
+    design, m = OPEN[name], MECHANISMS[mech]
+    at_t, at_1 = certified(design, m, steps)
+    cands = candidates(design, m)
+    assert cands
+    for t, brackets in ((steps, at_t), (1, at_1)):
+        eps = sorted(brackets)
+        w = worst(cands, m, t, eps)
+        for j, e in enumerate(eps):
+            b = brackets[e]
+            assert w.lo[j] <= float(b.hi) + SLACK, (t, e, w.lo[j], float(b.hi), w.arg[j])
+            assert float(b.lo) <= w.hi[j] + SLACK, (t, e, float(b.lo), w.hi[j])
+
+
+def test_dropping_the_displaced_cluster_is_beaten() -> None:
+    """Mutant: the one-record cluster's pair at shift a (the record alone, as if no drawn
+    cluster left the sample). On two clusters of two, one drawn whole (cluster SRS), σ = 1,
+    a record forming its own cluster displaces a drawn cluster of two records: the oracle's
+    concrete sequences beat the mutant at T = 2, and stay below the audit's bracket."""
+    design, m = OPEN["cluster-srs-add-remove-clusters=open"], MECHANISMS["gaussian"]
+    at_t, _ = certified(design, m, 2)
+    w = worst(candidates(design, m), m, 2, sorted(at_t))
+    k, ell = len(design.population["clusters"]), design.params["ell"]
+    mutant = law_pair(bernoulli(F(ell, k + 1)), F(1), F(1), "gauss", "added")
+    c = composed(mutant, 2, Grid(F(1, 400)))
+    beaten = [e for j, e in enumerate(sorted(at_t)) if w.lo[j] > float(c.delta(F(e)).hi)]
+    assert beaten
