@@ -732,8 +732,11 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
                          "value range, the record moved to the other: every copy moves by the "
                          "diameter)")
         note = ("with replacement under substitution: the upper end reveals how many copies "
-                "the record has when it is drawn, which a real run does not show, so the "
-                "bracket may be wide (proofs/deployment_pairs.md#copies-revealed)")
+                "the record has when it is drawn (in every release, or with Gaussian noise in "
+                "a fraction of them), which a real run does not show; any single dominating "
+                "pair must also cover both orders of the lower end's asymmetric pair, since "
+                "the others may sit at either end at each release, so the gap is the "
+                "composition's, not the lattice's (docs/design-files.md#copies)")
     described = (
         f"randomized-response ε0 = {float(mech.epsilon0):g} on a binary statistic of the sample"
         if mech.kind == "randomized-response" else
