@@ -306,9 +306,13 @@ def test_log_densities_of_integer_centres_enclose_the_loss() -> None:
 def test_a_symmetrised_pair_gets_a_lattice_from_its_tolerance() -> None:
     """compose(…, rtol=…) on a symmetrised pair (the substitution upper end): the lattice is
     chosen from the inner pair's loss spread (it raised AttributeError before), and the
-    bracket is the inner pair's larger order's at ε ≥ 0 for one release."""
+    bracket is the inner pair's larger order's at ε ≥ 0 for one release.
+
+    One refinement, not the default three (issue 29: 17 s → 3.5 s of CPU): the symmetrised
+    pair's lower end is 0, so no lattice meets the tolerance and every refinement is spent;
+    the first lattice (from the tolerance) and one refinement of it are what is checked."""
     inner = C.poisson_gaussian(F(1, 100), F(1))
     sym = C.Symmetrised(inner)
-    b = C.compose(sym, 1, epsilon=F(1, 2), rtol=F(1, 2))
+    b = C.compose(sym, 1, epsilon=F(1, 2), rtol=F(1, 2), max_refinements=1)
     both = C.compose(inner, 1, epsilon=F(1, 2), rtol=F(1, 100))
     assert both.lo <= b.hi and b.hi <= both.hi * F(11, 10)
