@@ -66,11 +66,13 @@ def test_forward_profile_covers_both_orders_of_every_substitution(m: int, kernel
 
 
 def test_orientation_symmetrises_each_branch_and_keeps_the_realised_lower_end() -> None:
-    (d,) = dominating_pairs("srswr", {"m": 2}, 3, "gaussian", "sum", F(1), F(2), SIGMA, False)
+    """Laplace noise (Gaussian noise takes the profile's pair, test_deployment_copies_partial):
+    the revealed pair's branches symmetrised, the realised pair kept for the lower end."""
+    (d,) = dominating_pairs("srswr", {"m": 2}, 3, "laplace", "sum", F(1), F(2), SIGMA, False)
     assert isinstance(d.upper_pair, Revealed)
     assert all(isinstance(b, Symmetrised) for _, b in d.upper_pair.branches)
     assert d.lower == law_pair(((0, F(4, 9)), (1, F(4, 9)), (2, F(1, 9))), F(2), SIGMA,
-                               "gauss", "displaced", d.lower.name)
+                               "laplace", "displaced", d.lower.name)
 
 
 def test_mutants_are_beaten() -> None:

@@ -14,6 +14,10 @@ Two families:
   r = 1/(1 + e^{ε0}) and 1 − r = e^{ε0}/(1 + e^{ε0}) are the two probabilities).
   `randomized_response` builds the per-step pairs of a subsampled binary statistic
   (proofs/deployment_pairs.md#randomized-response).
+* `ProfilePair` — the symmetric pair whose privacy profile at γ ≥ 1 is a given convex
+  piecewise-linear function of γ (its atoms sit at the losses ±log γ_i of the breakpoints):
+  the least pair above a certified profile bound that is not itself a pair's
+  (proofs/deployment_pairs.md#copies-partial).
 * the discrete Gaussian N_ℤ(c, σ²), Pr(x) = e^{−(x−c)²/(2σ²)} / Z(σ) on the integers
   (Canonne, Kamath & Steinke 2020, "The Discrete Gaussian for Differential Privacy",
   Definition 1), mixed over integer centres: `discrete_gaussian_atoms`. The support is
@@ -42,9 +46,9 @@ import flint
 from verifydp.exact.arb import ball, bracket_ball
 from verifydp.semantics.dgauss import normaliser as dgauss_normaliser
 
-__all__ = ["Atoms", "BinomialPair", "FinitePair", "binomial_atoms", "binomial_log_masses",
-           "discrete_gaussian_atoms",
-           "discrete_gaussian_sf", "finite_atoms", "normaliser", "randomized_response"]
+__all__ = ["Atoms", "BinomialPair", "FinitePair", "ProfilePair", "binomial_atoms",
+           "binomial_log_masses", "discrete_gaussian_atoms", "discrete_gaussian_sf",
+           "finite_atoms", "normaliser", "profile_atoms", "randomized_response"]
 
 MAX_ATOMS = 200_000  # beyond this the discrete Gaussian is summed too slowly atom by atom
 
@@ -148,6 +152,61 @@ def finite_atoms(pair: FinitePair) -> Atoms:
     rows.sort(key=lambda r: r[0])  # any order is sound (module docstring); this one is tidy
     return Atoms(tuple(r[1] for r in rows), tuple(r[2] for r in rows),
                  tuple(r[3] for r in rows), p_below, q_below, p_above, q_above)
+
+
+# ---------------------------------------------------------------- a profile's pair
+
+
+@dataclass(frozen=True)
+class ProfilePair:
+    """The symmetric pair whose H_γ at γ ≥ 1 (both orders) is the piecewise-linear function
+    through (γ_i, H_i), i = 0 … n (γ_0 = 1 < γ_1 < …), constant H_n beyond γ_n. It exists
+    when the function is convex and non-increasing with 1 − H_0 − 2s_0 ≥ 0 (s_i the i-th
+    segment's descent per unit γ): with q_i = s_{i−1} − s_i ≥ 0 (s_n = 0) it has an atom at
+    loss log γ_i of P-mass γ_i·q_i and Q-mass q_i, its mirror image (P and Q swapped, the
+    loss negated), the mass H_n at +∞ (P) and at −∞ (Q), and the rest at loss 0; then
+    H_γ = H_n + Σ_{γ_i > γ} q_i(γ_i − γ), the function. Checked exactly here (rationals)."""
+
+    gammas: tuple[Fraction, ...]
+    values: tuple[Fraction, ...]
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        g, v = self.gammas, self.values
+        if len(g) != len(v) or len(g) < 2 or g[0] != 1:
+            raise ValueError("a profile needs ≥ 2 points, the first at γ = 1")
+        if any(b <= a for a, b in zip(g, g[1:], strict=False)):
+            raise ValueError("the profile's γ must increase")
+        if v[-1] < 0 or any(b > a for a, b in zip(v, v[1:], strict=False)):
+            raise ValueError("a profile is non-negative and non-increasing")
+        s = self.descents
+        if any(b > a for a, b in zip(s, s[1:], strict=False)):
+            raise ValueError("a profile is convex: its descents per unit γ cannot grow")
+        if 1 - v[0] - 2 * s[0] < 0:
+            raise ValueError("no pair has this profile: 1 − H(1) − 2·(−H′(1)) < 0")
+
+    @property
+    def descents(self) -> tuple[Fraction, ...]:
+        """s_i = (H_i − H_{i+1})/(γ_{i+1} − γ_i), then s_n = 0."""
+        g, v = self.gammas, self.values
+        return tuple((v[i] - v[i + 1]) / (g[i + 1] - g[i]) for i in range(len(g) - 1)) + (
+            Fraction(0),)
+
+
+def profile_atoms(pair: ProfilePair) -> Atoms:
+    """The certified atoms of a profile's pair (class docstring): exact rational masses,
+    losses ±log γ_i as balls."""
+    s = pair.descents
+    rows = [(g, s[i - 1] - s[i]) for i, g in enumerate(pair.gammas) if i and s[i - 1] != s[i]]
+    rest = 1 - pair.values[0] - 2 * s[0]
+    up = [(ball(g).log(), ball(g * q), ball(q)) for g, q in rows]
+    down = [(-lg, qb, pb) for lg, pb, qb in reversed(up)]
+    mid = [(flint.arb(0), ball(rest), ball(rest))] if rest else []
+    atoms = down + mid + up
+    inf = ball(pair.values[-1])
+    zero = flint.arb(0)
+    return Atoms(tuple(p for _, p, _ in atoms), tuple(q for _, _, q in atoms),
+                 tuple(loss for loss, _, _ in atoms), zero, inf, inf, zero)
 
 
 # ---------------------------------------------------------------- binomial counts

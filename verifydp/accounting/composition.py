@@ -61,9 +61,11 @@ from verifydp.accounting import ballsbins, fftpow
 from verifydp.accounting.atoms import (
     BinomialPair,
     FinitePair,
+    ProfilePair,
     binomial_atoms,
     discrete_gaussian_atoms,
     finite_atoms,
+    profile_atoms,
 )
 from verifydp.accounting.ballsbins import Allocation
 from verifydp.exact import normal_iv
@@ -195,7 +197,8 @@ class Product:
             raise ValueError("a product's parts are Pairs, FinitePairs or BinomialPairs")
 
 
-AnyPair = Pair | FinitePair | BinomialPair | Revealed | Symmetrised | Allocation | Product
+AnyPair = (Pair | FinitePair | BinomialPair | ProfilePair | Revealed | Symmetrised | Allocation
+           | Product)
 
 
 def poisson_gaussian(q: Fraction, sigma: Fraction) -> Pair:
@@ -689,6 +692,9 @@ def _steps_of(pair: AnyPair, grid: Grid) -> _Both:
     if isinstance(pair, Product):
         per = [_steps(x, grid) for x in pair.parts]
         return _Both(_product([s[0] for s in per]), lambda: _product([s[1] for s in per]))
+    if isinstance(pair, ProfilePair):  # symmetric: one set of atoms serves both orders
+        sym = _atom_steps(pair, grid, ha)[0]
+        return _Both(sym, lambda: sym, symmetric=True)
     if isinstance(pair, (FinitePair, BinomialPair)) or pair.kernel in _DISCRETE:
         return _atom_steps(pair, grid, ha)
     if _VECTOR_CELLS and pair.kernel == "gauss":
@@ -727,7 +733,8 @@ def _product(steps: list[_Step]) -> _Step:
                  all(s.testable for s in steps))
 
 
-def _atom_steps(pair: Pair | FinitePair | BinomialPair, grid: Grid, ha: flint.arb) -> _Both:
+def _atom_steps(pair: Pair | FinitePair | BinomialPair | ProfilePair, grid: Grid,
+                ha: flint.arb) -> _Both:
     """Atoms as cells (`verifydp.accounting.atoms`): atom x's loss L lies in the lattice cell
     [floor(L/h), ceil(L/h)]; the truncated tail below the first atom has loss at most the
     first atom's (monotone loss), so it is rounded up to the first atom's upper end, and the
@@ -736,6 +743,8 @@ def _atom_steps(pair: Pair | FinitePair | BinomialPair, grid: Grid, ha: flint.ar
         at = finite_atoms(pair)
     elif isinstance(pair, BinomialPair):
         at = binomial_atoms(pair)
+    elif isinstance(pair, ProfilePair):
+        at = profile_atoms(pair)
     else:
         lo, hi = _support(pair, grid)  # floats choose the truncation; the tails are bounded
         at = discrete_gaussian_atoms(pair.p, pair.q, pair.scale, lo, hi)
@@ -1917,7 +1926,8 @@ def composed_spread(pair: AnyPair, steps: int) -> float | None:
             return None
         slope = math.log(p / q) - math.log((1 - p) / (1 - q))
         return abs(slope) * math.sqrt(pair.n * p * (1 - p) * steps) or None
-    if isinstance(pair, (FinitePair, Revealed, Allocation)) or pair.kernel in _DISCRETE:
+    if isinstance(pair, (FinitePair, ProfilePair, Revealed, Allocation)) or (
+            pair.kernel in _DISCRETE):
         return None
     lo, hi = _support(pair, Grid())
     xs = np.linspace(lo, hi, 20001)

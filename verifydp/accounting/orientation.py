@@ -26,8 +26,9 @@ upper end composes the symmetrisation (`composition.Symmetrised`) of a pair whos
   proved, so the pair is widened to what the same convexity argument proves — the
   displaced pair at rate max(a, b) with the shift the two sides can differ by
   (2C for swapped, d_h + d_g for moved), symmetrised;
-* a pure shift K(s) against K(0) and randomized response's symmetric pair are their own
-  mirror images and dominate every step as they are (a shift pair: monotone in |s|).
+* a pure shift K(s) against K(0), randomized response's symmetric pair and a profile's
+  pair (`atoms.ProfilePair`, with replacement under substitution) are their own mirror
+  images and dominate every step as they are (a shift pair: monotone in |s|).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from verifydp.accounting.atoms import FinitePair
+from verifydp.accounting.atoms import FinitePair, ProfilePair
 from verifydp.accounting.composition import AnyPair, Pair, Revealed, Symmetrised
 from verifydp.accounting.forms import Dominating, bernoulli, law_pair
 
@@ -78,6 +79,8 @@ def _leaf(pair: Pair | FinitePair | Symmetrised, form: str) -> Pair | FinitePair
 
 
 def _upper(pair: AnyPair, form: str) -> AnyPair:
+    if isinstance(pair, ProfilePair):  # symmetric by construction: both orders at once
+        return pair
     if isinstance(pair, Revealed):
         return Revealed(tuple((w, _leaf(b, form)) for w, b in pair.branches), pair.name)
     return _leaf(pair, form)

@@ -1,24 +1,25 @@
-"""With replacement under substitution, Gaussian noise: the copy count revealed only with a
-small probability ρ (issue 30, proofs/deployment_pairs.md#copies-partial).
+"""With replacement under substitution, Gaussian noise: the least pair above a certified
+profile bound (issue 30, proofs/deployment_pairs.md#copies-partial).
 
 m uniform draws from N records, K ~ Bin(m, 1/N) copies of the record, π = Pr(K ≥ 1),
 w_l = Pr(K = l | K ≥ 1), μ_l = l·d/σ. For γ ≥ 1 and either order of a release,
 
     H_γ ≤ g(γ) = π·[(1 − β)·A(γ′) + β·B(γ′)],   γ′ = 1 + (γ − 1)/π,  β = γ/γ′,
+    H_γ ≤ g₂(γ) = π·A((γ − 1)(1 − π)/π),
 
-with A(γ′) = H_γ′(Σ_l w_l N(μ_l) ‖ N(0)) (the copies unrevealed) and B(γ′) = Σ_l w_l
-H_γ′(N(μ_l) ‖ N(0)) (revealed): advanced joint convexity splits the release at the common
-part K = 0, the term against it is the alignment lemma with the count hidden, and only the
-term against the other run's record reveals the count. g is not a pair's profile; this module
-certifies that the pair that reveals the count with probability ρ at the rate π(1 + κ),
-
-    h(γ) = π(1 + κ)·[(1 − ρ)·A(γ″) + ρ·B(γ″)],  γ″ = 1 + (γ − 1)/(π(1 + κ)),
-
-lies above g on [1, γ_M]: on a cell [γ_i, γ_{i+1}] A and β·B lie below their chords (convex
-in γ) and β·A above β(γ_{i+1})·A(γ′(γ_{i+1})), while h lies above its tangent at γ_{i+1}
-(a profile is convex), so comparing the two linear bounds at the cell's ends decides it;
-beyond γ_M, g ≤ π[A + β·B] at γ_M, counted as δ per release (`tail`). Floats choose ρ, κ and
-the cells (halved where a comparison fails); every comparison is on arb balls.
+with A(x) = H_x(Σ_l w_l N(μ_l) ‖ N(0)) (the copies unrevealed) and B(x) = Σ_l w_l
+H_x(N(μ_l) ‖ N(0)) (revealed): g by advanced joint convexity at the common part K = 0 (only
+its term against the other run's record reveals the count), g₂ by dropping the other run's
+drawn part altogether (tight where γ is large, β ≈ π). Neither is a pair's profile; this
+module builds a convex piecewise-linear function above min(g, g₂) on a grid of γ and its pair
+(`atoms.ProfilePair`, symmetric, so both orders at once): on a cell [γ_i, γ_{i+1}] A(γ′(γ))
+and β·B(γ′(γ)) lie below their chords (convex in γ) and β·A ≥ β(γ_{i+1})·A(γ′(γ_{i+1})), so
+g lies below a line through two upper bounds at the cell's ends; g₂ is convex in γ, so below
+its chord. One line per cell, each node the larger of its two cells' values, then the upper
+envelope of the segments' lines (convex) at the nodes; beyond the last node the function
+stays at a bound of g there. Floats choose the grid; every value is an arb enclosure rounded
+up to a dyadic rational, and the pair's existence (convexity, monotonicity, a non-negative
+loss-0 mass) is checked in exact rationals.
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ from fractions import Fraction
 
 import flint
 
-from verifydp.accounting.forms import Dominating, bernoulli, dyadic, law_pair, revealed
-from verifydp.accounting.laws import count_labels, truncated_law
+from verifydp.accounting.atoms import ProfilePair
+from verifydp.accounting.forms import Dominating, law_pair
+from verifydp.accounting.laws import truncated_law
 from verifydp.exact.arb import ball, kernel_cdf, rational
 
-__all__ = ["PartialReveal", "certify_partial", "copies_partial"]
+__all__ = ["copies_partial", "profile_bound"]
 
 _ZERO = flint.arb(0)
 
@@ -122,108 +124,139 @@ def _g_cell(lo: Fraction, hi: Fraction, pi: Fraction, at_lo: _Hs, at_hi: _Hs
             ) -> tuple[Fraction, Fraction]:
     """Upper bounds on g at γ = lo and γ = hi, valid for the chord between them on the whole
     cell: g = π[A + β·B − β·A]; A and β·B are convex in γ (A convex in γ′, affine in γ; β and
-    B non-negative, non-increasing and convex), so each lies below its chord, and β·A ≥
-    β(hi)·A(γ′(hi)) on the cell (both non-increasing)."""
+    B non-negative, non-increasing and convex), so each lies below its chord, and β·A is
+    convex too (a product of non-negative, non-increasing convex functions), so above its
+    tangent at hi, whose slope's magnitude is at least |β′|·A + β·(−A′)/π there
+    (β′ = −π(1 − π)/(π + γ − 1)², −A′ from below: `da_lo`)."""
     gp_lo, gp_hi = 1 + (lo - 1) / pi, 1 + (hi - 1) / pi
     beta_lo, beta_hi = lo / gp_lo, hi / gp_hi
     floor = beta_hi * at_hi.a_lo
-    return (pi * (at_lo.a_hi + beta_lo * at_lo.b_hi - floor),
+    slope = pi * (1 - pi) / (pi + hi - 1) ** 2 * at_hi.a_lo + beta_hi * at_hi.da_lo / pi
+    return (pi * (at_lo.a_hi + beta_lo * at_lo.b_hi - floor - slope * (hi - lo)),
             pi * (at_hi.a_hi + beta_hi * at_hi.b_hi - floor))
 
 
-def _h_cell(lo: Fraction, hi: Fraction, rate: Fraction, rho: Fraction, at: _Hs
-            ) -> tuple[Fraction, Fraction]:
-    """Lower bounds on h at γ = lo and γ = hi, valid for the tangent at hi on the whole cell
-    (h is a pair's profile, convex, so above its tangents): h(hi) = rate·[(1 − ρ)A + ρB] and
-    −h′(hi) = (1 − ρ)(−A′) + ρ(−B′), both at γ″(hi) (`at`)."""
-    at_hi = rate * ((1 - rho) * at.a_lo + rho * at.b_lo)
-    slope = (1 - rho) * at.da_lo + rho * at.db_lo
-    return at_hi + slope * (hi - lo), at_hi
+def _dyadic_up(x: Fraction, bits: int = 64) -> Fraction:
+    """x ≥ 0 rounded up to `bits` significant bits (a short exact rational)."""
+    if x <= 0:
+        return Fraction(0)
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    scale = bits - e
+    if scale >= 0:
+        return Fraction(-(-x.numerator * 2**scale // x.denominator), 2**scale)
+    return Fraction(-(-x.numerator // (x.denominator * 2**-scale)) * 2**-scale)
 
 
-@dataclass(frozen=True)
-class PartialReveal:
-    """A certified choice: reveal the count w.p. `rho` at rate `rate`; `tail` bounds g beyond
-    the grid (δ per release)."""
-
-    rho: Fraction
-    rate: Fraction
-    tail: Fraction
-    cells: int
-
-
-def _grid(pi: Fraction, top: float) -> list[Fraction]:
-    """γ from 1 to `top`, geometric in γ′ − 1 = (γ − 1)/π near 1 (where β falls from 1),
-    then in γ′ (floats: any grid is sound, the cells are refined where they fail)."""
-    pts = [0.0] + [1e-6 * 1.4 ** k for k in range(int(math.log(1e7) / math.log(1.4)) + 1)]
-    g = 1 + pts[-1]
-    while 1 + (g - 1) * float(pi) < top:
-        g *= 1.4
-        pts.append(g - 1)
-    return sorted({1 + pi * Fraction(x) for x in pts})
+def _nodes(pi: Fraction, top: float) -> list[Fraction]:
+    """γ from 1 to `top`: geometric in γ − 1 (ratio `_NEAR_RATIO`, from 10⁻³π) while that is
+    finer than the log-spacing `_LOG_STEP`, then geometric in γ: the per-release loss is of
+    order π near γ = 1, so the breakpoints' losses must be too. Floats (dyadic, so short
+    exact rationals); any grid is sound."""
+    pts = [1.0]
+    x = 1e-3 * float(pi)
+    switch = min(_LOG_STEP, 0.9 * math.log(_NEAR_RATIO))  # γ − 1's ratio spent in γ
+    while math.log1p(x * _NEAR_RATIO) - math.log1p(x) < switch:
+        pts.append(1 + x)
+        x *= _NEAR_RATIO
+    g = 1 + x
+    while g < top:
+        pts.append(g)
+        g *= math.exp(_LOG_STEP)
+    pts.append(top)
+    return sorted({Fraction(p) for p in pts})  # floats are dyadic: exact, short
 
 
-_DEPTH = 10  # a failing cell is halved at most this many times
+_NEAR_RATIO = 1.03  # node spacing near γ = 1, in γ − 1 (relative)
+_LOG_STEP = 1 / 20  # node spacing in log γ beyond
 
 
-def certify_partial(pi: Fraction, ws: tuple[Fraction, ...], shifts: tuple[Fraction, ...],
-                    rho: Fraction, kappa: Fraction, tail_target: float = 1e-24
-                    ) -> PartialReveal | None:
-    """Whether h(γ) ≥ g(γ) on [1, γ_M] for the pair revealing the count w.p. ρ at rate
-    π(1 + κ) (module docstring), γ_M where g falls below `tail_target`; None if a cell fails
-    after `_DEPTH` halvings. `shifts` are μ_l = l·d/σ (exact)."""
+def _envelope(xs: list[Fraction], ys: list[Fraction]) -> list[Fraction]:
+    """max_j L_j(x_i) at every node, L_j the line through (x_j, y_j) and (x_{j+1}, y_{j+1}):
+    the upper envelope of the segments' lines (convex, and ≥ y_i at x_i), by the convex-hull
+    trick in exact rationals (lines by slope; a line that is nowhere the largest dropped)."""
+    lines = sorted({((ys[j + 1] - ys[j]) / (xs[j + 1] - xs[j]),
+                     ys[j] - (ys[j + 1] - ys[j]) / (xs[j + 1] - xs[j]) * xs[j])
+                    for j in range(len(xs) - 1)})
+    hull: list[tuple[Fraction, Fraction]] = []
+    for m, c in lines:
+        if hull and hull[-1][0] == m:  # same slope: the larger intercept
+            hull.pop()
+        while len(hull) >= 2:
+            (m1, c1), (m2, c2) = hull[-2], hull[-1]
+            # line 2 is never the largest if line 3 overtakes line 1 where 2 does, or before
+            if (c - c1) * (m2 - m1) >= (c2 - c1) * (m - m1):
+                hull.pop()
+            else:
+                break
+        hull.append((m, c))
+    out, k = [], 0
+    for x in xs:
+        while k + 1 < len(hull) and hull[k + 1][0] * x + hull[k + 1][1] >= hull[k][0] * x + hull[k][1]:
+            k += 1
+        out.append(hull[k][0] * x + hull[k][1])
+    return out
+
+
+def profile_bound(pi: Fraction, ws: tuple[Fraction, ...], shifts: tuple[Fraction, ...],
+                  tail_target: float = 1e-24, name: str = "") -> ProfilePair | None:
+    """The pair whose profile is a convex piecewise-linear function above min(g, g₂) at every
+    γ ≥ 1 (module docstring); `shifts` are μ_l = l·d/σ (exact). None when no pair has that
+    profile (π large: its loss-0 mass would be negative)."""
     mus, wb = tuple(ball(x) for x in shifts), tuple(ball(w) for w in ws)
-    rate = min(Fraction(1), pi * (1 + kappa))
-    memo: dict[Fraction, tuple[_Hs, _Hs]] = {}
+    memo: dict[Fraction, _Hs] = {}
 
-    def at(gamma: Fraction) -> tuple[_Hs, _Hs]:  # (at γ′ for g, at γ″ for h)
-        if gamma not in memo:
-            memo[gamma] = (_at(1 + (gamma - 1) / pi, ws, mus, wb),
-                           _at(1 + (gamma - 1) / rate, ws, mus, wb))
-        return memo[gamma]
+    def at(x: Fraction) -> _Hs:  # A and B at x ≥ 1
+        if x not in memo:
+            memo[x] = _at(x, ws, mus, wb)
+        return memo[x]
+
+    def gp(gamma: Fraction) -> Fraction:
+        return 1 + (gamma - 1) / pi
+
+    def arg2(gamma: Fraction) -> Fraction:  # g₂'s argument, (γ − 1)(1 − π)/π
+        return (gamma - 1) * (1 - pi) / pi
 
     def beyond(gamma: Fraction) -> Fraction:  # g(γ′) for every γ′ ≥ γ: A, β, B fall
-        x = at(gamma)[0]
-        return pi * (x.a_hi + (gamma / (1 + (gamma - 1) / pi)) * x.b_hi)
+        x = at(gp(gamma))
+        return pi * (x.a_hi + (gamma / gp(gamma)) * x.b_hi)
 
     top = 2.0
     while float(beyond(Fraction(top))) > tail_target:
         top *= 2
         if top > 1e300:
             return None
-    grid = _grid(pi, top)
-    stack = list(zip(grid[:-1], grid[1:], strict=True))
-    depth: dict[tuple[Fraction, Fraction], int] = {}
-    cells = 0
-    while stack:
-        lo, hi = stack.pop()
-        g_lo, g_hi = _g_cell(lo, hi, pi, at(lo)[0], at(hi)[0])
-        h_lo, h_hi = _h_cell(lo, hi, rate, rho, at(hi)[1])
-        if h_lo >= g_lo and h_hi >= g_hi:
-            cells += 1
-            continue
-        d = depth.pop((lo, hi), 0)
-        if d >= _DEPTH:
-            return None
-        mid = (lo + hi) / 2
-        for c in ((lo, mid), (mid, hi)):
-            depth[c] = d + 1
-            stack.append(c)
-    return PartialReveal(rho, rate, beyond(Fraction(top)), cells)
-
-
-_RHOS = (Fraction(1, 200), Fraction(1, 100), Fraction(1, 50), Fraction(1, 20), Fraction(1, 5))
-_KAPPA = Fraction(1, 200)
+    nodes = _nodes(pi, top)
+    left: list[Fraction] = [Fraction(0)] * len(nodes)   # the cell to the right's value
+    right: list[Fraction] = [Fraction(0)] * len(nodes)  # the cell to the left's value
+    for i in range(len(nodes) - 1):
+        lo, hi = nodes[i], nodes[i + 1]
+        ends = _g_cell(lo, hi, pi, at(gp(lo)), at(gp(hi)))
+        if arg2(lo) >= 1:  # g₂ convex in γ: its chord, from A's upper ends
+            two = (pi * at(arg2(lo)).a_hi, pi * at(arg2(hi)).a_hi)
+            if two[0] + two[1] < ends[0] + ends[1]:
+                ends = two
+        left[i], right[i + 1] = ends
+    vals = [max(a, b) for a, b in zip(left, right, strict=True)]
+    vals[-1] = max(vals[-1], beyond(nodes[-1]))
+    for i in range(len(vals) - 2, -1, -1):  # non-increasing: raise to the right's maximum
+        vals[i] = max(vals[i], vals[i + 1])
+    vals = [_dyadic_up(v) for v in vals]
+    hull = _envelope(nodes, vals)
+    if any(h < v for h, v in zip(hull, vals, strict=True)):  # the envelope is above its lines
+        raise ArithmeticError("profile_bound: the segments' envelope fell below a node")
+    try:
+        return ProfilePair(tuple(nodes), tuple(hull), name)
+    except ValueError:
+        return None
 
 
 def copies_partial(size: int, m: int, d: Fraction, noise: Fraction) -> Dominating | None:
     """With replacement (m uniform draws from N records) under substitution, Gaussian noise
     of scale `noise`, the record moved by at most d (proofs/deployment_pairs.md
-    #copies-partial): the copies pair Σ_l Pr(K = l)K(l·d) against K(0) at the rate π(1 + κ),
-    with the count revealed in a fraction ρ of the releases, for the smallest ρ of `_RHOS`
-    whose profile `certify_partial` proves above g; the orientation rule symmetrises each
-    branch. The law of K is truncated (laws.py): the releases beyond it (mass τ) and g beyond
-    the certified range count as δ per release (`tail`). None when no ρ certifies."""
+    #copies-partial): the pair of a convex profile above min(g, g₂) (`profile_bound`),
+    symmetric, so it dominates both orders of every release. The law of K is truncated
+    (laws.py): the releases beyond it (mass τ) count as δ per release (`tail`); g beyond the
+    grid is the pair's mass at ±∞. None when no pair has that profile (π large)."""
     law = truncated_law("wr", size, None, m)
     drawn = [(k, w) for k, w in law.weights if k >= 1]
     kept = sum((w for _, w in drawn), Fraction(0))
@@ -233,24 +266,14 @@ def copies_partial(size: int, m: int, d: Fraction, noise: Fraction) -> Dominatin
     pi = kept / total  # given K within the truncation
     ws = tuple(w / kept for _, w in drawn)
     shifts = tuple(k * d / noise for k, _ in drawn)
-    cert = next((c for r in _RHOS if (c := certify_partial(pi, ws, shifts, r, _KAPPA))), None)
-    if cert is None:
+    pair = profile_bound(pi, ws, shifts, name="srswr: the copies' profile bound")
+    if pair is None:
         return None
-    rate = dyadic(cert.rate, 96, up=True)
-    copies = law_pair(((0, 1 - rate),) + tuple((k, rate * w) for k, w in zip(
-        (k for k, _ in drawn), ws, strict=True)), d, noise, "gauss", "displaced",
-        "srswr: the copies, count hidden")
-    branches = [(1 - cert.rho, copies)] + [
-        (cert.rho * w, law_pair(bernoulli(rate), k * d, noise, "gauss", "displaced",
-                                f"srswr: {name} shown"))
-        for w, k, name in count_labels(drawn)]
-    tail = law.tau + dyadic(cert.tail / (1 - rate), 96, up=True)
     realised = law_pair(law.weights, d, noise, "gauss", "displaced",
                         "srswr displaced (others at one end, the record at the other)")
-    return Dominating(revealed(branches, "srswr: the copy count shown w.p. ρ"), "displaced",
-                      law.weights, tail,
-                      f"srswr, m = {m} with replacement: the record is drawn w.p. π ≤ "
-                      f"{float(rate):.6g} (rate ×{float(1 + _KAPPA):g}), its copy count "
-                      f"shown in a fraction ρ = {cert.rho} of the releases and hidden in the "
-                      f"rest (a profile bound certified on {cert.cells} cells of γ; advanced "
-                      f"joint convexity, both orders)", lower=realised)
+    return Dominating(pair, "displaced", law.weights, law.tau,
+                      f"srswr, m = {m} with replacement: the record is drawn w.p. π = "
+                      f"{float(pi):.6g}; the least convex profile above two bounds from "
+                      f"advanced joint convexity (the copy count shown only in a term of "
+                      f"weight γ/γ′, and that term dropped), {len(pair.gammas)} breakpoints "
+                      f"of γ, symmetric (both orders)", lower=realised)

@@ -731,12 +731,12 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
         pairs = (*pairs, "lower end: the copies' pair unrevealed (the others at one end of the "
                          "value range, the record moved to the other: every copy moves by the "
                          "diameter)")
-        note = ("with replacement under substitution: the upper end reveals how many copies "
-                "the record has when it is drawn (in every release, or with Gaussian noise in "
-                "a fraction of them), which a real run does not show; any single dominating "
-                "pair must also cover both orders of the lower end's asymmetric pair, since "
-                "the others may sit at either end at each release, so the gap is the "
-                "composition's, not the lattice's (docs/design-files.md#copies)")
+        note = ("with replacement under substitution: any single dominating pair must cover "
+                "both orders of the lower end's asymmetric pair (the others may sit at either "
+                "end at each release), so the gap is the composition's, not the lattice's; "
+                "with Gaussian noise the upper end is the pair of a convex profile bound, "
+                "close to that floor, otherwise it shows how many copies a drawn record has "
+                "(docs/design-files.md#copies)")
     described = (
         f"randomized-response ε0 = {float(mech.epsilon0):g} on a binary statistic of the sample"
         if mech.kind == "randomized-response" else
