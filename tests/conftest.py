@@ -8,6 +8,23 @@ settings.register_profile("verifydp", derandomize=True, deadline=None, print_blo
 settings.load_profile("verifydp")
 
 
+@pytest.hookimpl(tryfirst=True, specname="pytest_collection_modifyitems")
+def pytest_collection_modifyitems_by_module(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test without an xdist_group joins its module's (issue 29). Under `--dist loadgroup`
+    (pyproject's addopts) a module then runs on one worker, so what its tests compute in
+    common — a module-scoped fixture, a helper's cache, the engine's per-process caches —
+    is computed once, not once per worker that happens to receive one of its tests (measured
+    on tests/claims and tests/regress: a module split over two workers paid up to twice, e.g.
+    test_ebadi's full checks). Tests in a named group keep it (groups span modules). Runs
+    before xdist's own hook, which turns the marks into node-id suffixes."""
+    if not getattr(config.option, "loadgroup", False):  # not an xdist worker under loadgroup
+        return
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            module = item.nodeid.split("::", 1)[0].replace("/", ".")
+            item.add_marker(pytest.mark.xdist_group(f"module-{module}"))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Make `--dist loadgroup` (pyproject's addopts) group again under pytest ≥ 9.2.
