@@ -135,12 +135,12 @@ def test_profile_pair_covers_both_orders_of_every_small_substitution(m: int) -> 
     pi = sum(w for _, w in drawn)
     fw = np.array([float(w / pi) for _, w in drawn])
     fm = np.array([float(2 * k) for k, _ in drawn])
-    gammas = [float(g) for g in d.pair.gammas]
-    _, _, fwd = _float_bounds(float(pi), fw, fm, np.array(gammas))
+    nodes = sorted({*d.pair.gammas[::10], d.pair.gammas[-1]})  # coarser: a cheap envelope
+    _, _, fwd = _float_bounds(float(pi), fw, fm, np.array([float(g) for g in nodes]))
     vals = [F(float(v)) * (1 + F(1, 10**9)) for v in fwd]
     for i in range(len(vals) - 2, -1, -1):
         vals[i] = max(vals[i], vals[i + 1])
-    mutant = ProfilePair(tuple(d.pair.gammas), tuple(_convex(list(d.pair.gammas), vals)))
+    mutant = ProfilePair(tuple(nodes), tuple(_convex(nodes, vals)))
     assert _beaten(mutant, m, "gauss", F(1)) != []
 
 
