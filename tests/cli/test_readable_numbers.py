@@ -3,8 +3,11 @@
 People read decimals — never an exact rational such as `8/1875`, a `Fraction(5, 4)`, a
 dict's repr `{'n': 2}` or `epsilon = t=2` — in the text of `check`, `hunt`, `replay` and
 `convert`; JSON keeps exact rationals as "p/q" and writes every other number in the one
-format of `verifydp.exact.numtext.decimal_string`. Each subcommand runs as the user runs it,
-through the installed console script.
+format of `verifydp.exact.numtext.decimal_string`. Each subcommand runs at least once as the
+user runs it, through the installed console script (`_run`); its further runs here (the other
+output format, more witnesses, more design files) go in-process through `verifydp.cli.main`,
+the function the console script calls (`_main`; issue 29: each console-script run pays about
+1.5 s of CPU to start).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 import pytest
 
 from tests.shared import MUST_GROUP, checked
+from verifydp.cli.main import main
 from verifydp.exact.numtext import ONE_FORMAT, fraction_text, json_number, readable
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +37,14 @@ EXACT = re.compile(r"^-?\d+/\d+$")
 def _run(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     exe = shutil.which("verifydp") or str(Path(sys.executable).parent / "verifydp")
     return subprocess.run([exe, *argv], capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+def _main(capsys: pytest.CaptureFixture[str], *argv: str) -> subprocess.CompletedProcess[str]:
+    """`verifydp *argv` in-process (`verifydp.cli.main`), shaped like `_run`'s result."""
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["verifydp", *argv], code, out, err)
 
 
 def _human(text: str) -> None:
@@ -121,7 +133,7 @@ def test_check_json_numbers_are_the_one_format(check_json: dict[str, dict[str, A
     assert not bad, bad[:5]
 
 
-def test_hunt_text_and_json(tmp_path: Path) -> None:
+def test_hunt_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = ("hunt", "must/prop7", "--budget", "4", "--workers", "1", "--no-witnesses",
             "--no-progress", "--state", str(tmp_path / "state.json"))
     proc = _run(*args, "--json")
@@ -129,28 +141,29 @@ def test_hunt_text_and_json(tmp_path: Path) -> None:
     row = json.loads(proc.stdout)["claims"][0]
     assert isinstance(row["best_margin"], str) and ONE_FORMAT.match(row["best_margin"])
     assert row["first_witness_s"] == round(row["first_witness_s"], 3)
-    proc = _run(*args)
+    proc = _main(capsys, *args)
     assert proc.returncode == 0, proc.stderr
     _human(proc.stdout)
 
 
 @pytest.mark.parametrize("name", ["bun_thm5.3_event", "must_prop7", "ebadi_thm4.6",
                                   "must_sec3.3_pair", "must_thm5_ww"])  # each kind
-def test_replay_text_has_decimals_only(name: str) -> None:
-    proc = _run("replay", str(ROOT / "counterexamples" / f"{name}.json"))
+def test_replay_text_has_decimals_only(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("replay", str(ROOT / "counterexamples" / f"{name}.json"))
+    proc = _run(*argv) if name == "must_prop7" else _main(capsys, *argv)  # one console run
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "CONFIRMED" in proc.stdout
     _human(proc.stdout)
     assert "≈" not in proc.stdout.replace("e^charge", "")  # "5 ≈ 5" is gone
 
 
-def test_convert_text_and_json() -> None:
+def test_convert_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ("convert", "--from", "zcdp", "--to", "approx", "--rho", "2.63", "--delta", "1e-10")
     proc = _run(*argv)
     assert proc.returncode == 0, proc.stderr
     _human(proc.stdout)
     assert "α = 3.85" in proc.stdout  # was α = 77/20
-    data = json.loads(_run(*argv, "--json").stdout)
+    data = json.loads(_main(capsys, *argv, "--json").stdout)
     sharper = next(v for v in data["values"] if v["role"] == "sharper bound")
     assert sharper["at"] == {"alpha": "77/20"}  # the exact value beside the decimal
     assert all(ONE_FORMAT.match(v[k]) for v in data["values"] for k in ("lo", "hi"))
@@ -161,7 +174,8 @@ def test_convert_text_and_json() -> None:
 AUDIT_RATIONAL = re.compile(r"(?<![\w./-])\d+/\d+(?![\w/])")  # not a date or a path
 
 
-def test_audit_text_has_decimals_only(tmp_path: Path) -> None:
+def test_audit_text_has_decimals_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                      ) -> None:
     """γ = 8/1875 (must/table2:poisson's row), r = 1/10 (thm7.2's), Pr[K ≥ 2] = 9.04e-06 (a
     red flag) and the base's δ = 1/100 were written as rationals or %g in the audit's text."""
     design = tmp_path / "poisson_delta.toml"
@@ -171,9 +185,11 @@ def test_audit_text_has_decimals_only(tmp_path: Path) -> None:
                       .replace("epsilon = 0.01", 'epsilon = 0.01\ndelta = "1/20"'),
                       encoding="utf-8")
     texts = []
-    for path in (design, ROOT / "examples" / "business_survey_proportional_randomised.toml",
-                 ROOT / "examples" / "dpsgd_with_replacement.toml"):
-        proc = _run("audit", str(path), "--no-witnesses", "--no-progress", "--no-grid")
+    for i, path in enumerate((design,
+                              ROOT / "examples" / "business_survey_proportional_randomised.toml",
+                              ROOT / "examples" / "dpsgd_with_replacement.toml")):
+        argv = ("audit", str(path), "--no-witnesses", "--no-progress", "--no-grid")
+        proc = _run(*argv) if i == 0 else _main(capsys, *argv)  # one console run
         assert proc.returncode in (0, 1), proc.stderr
         texts.append(" ".join(proc.stdout.split()))
     for text in texts:
