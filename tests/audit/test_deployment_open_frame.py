@@ -27,6 +27,8 @@ from tests.audit.test_deployment_composition import (
 )
 from verifydp.accounting.composition import Grid, composed
 from verifydp.accounting.forms import bernoulli, law_pair
+from verifydp.audit.deployment import audit_deployment
+from verifydp.audit.spec import parse_design
 
 OPEN = {d.name: d for d in DESIGNS if d.name.endswith("add-remove-clusters=open")}
 CASES = [("two-stage-cluster-add-remove-clusters=open", "gaussian", 2),
@@ -63,3 +65,23 @@ def test_dropping_the_displaced_cluster_is_beaten() -> None:
     c = composed(mutant, 2, Grid(F(1, 400)))
     beaten = [e for j, e in enumerate(sorted(at_t)) if w.lo[j] > float(c.delta(F(e)).hi)]
     assert beaten
+
+
+def test_a_whole_displaced_cluster_is_bracketed_tightly() -> None:
+    """A one-record cluster displacing a drawn cluster of 5 records, σ = C: the shift 6C is
+    many noise units, so the composed loss spreads over hundreds of nats and the lower end's
+    test subtracts e^ε times the Q-mass its windows drop. The audit keeps masses far below
+    the default 2^-75 there, and the bracket is tight (the realised pair is the dominating
+    one); on the default lattice settings the same pair's lower end collapses."""
+    obj = {"population": {"clusters": [{"size": 10, "count": 40}]},
+           "design": {"kind": "two-stage-cluster", "ell": 4, "within": "srs", "m": 5},
+           "base": {"epsilon": 1}, "target": {"epsilon": 1},
+           "protect": {"relation": "add-remove", "clusters": "open"},
+           "mechanism": {"kind": "gaussian", "query": "sum", "clip": 1, "sigma": 1},
+           "composition": {"steps": 3, "delta": "1e-6"}}
+    dep = audit_deployment(parse_design(obj), curves=False)
+    assert dep.relative_width < 0.01, dep.result
+    assert float(dep.result.lo) > 40
+    pair = law_pair(bernoulli(F(4, 41)), F(6), F(1), "gauss", "added")
+    low = composed(pair, 3, Grid(F(1, 10)), directions=())
+    assert low.delta_lower(dep.result.lo * F(9, 10)) < F(1, 10**6)  # default: collapsed
