@@ -13,9 +13,9 @@ its term against the other run's record reveals the count), g₂ by dropping the
 drawn part altogether (tight where γ is large, β ≈ π). Neither is a pair's profile; this
 module builds a convex piecewise-linear function above min(g, g₂) on a grid of γ and its pair
 (`atoms.ProfilePair`, symmetric, so both orders at once): on a cell [γ_i, γ_{i+1}] A(γ′(γ))
-and β·B(γ′(γ)) lie below their chords (convex in γ) and β·A ≥ β(γ_{i+1})·A(γ′(γ_{i+1})), so
-g lies below a line through two upper bounds at the cell's ends; g₂ is convex in γ, so below
-its chord. One line per cell, each node the larger of its two cells' values, then the upper
+and β·B(γ′(γ)) lie below their chords (convex in γ) and β·A, convex as well, above its
+tangent at γ_{i+1}, so g lies below a line through two upper bounds at the cell's ends; g₂ is
+convex in γ, so below its chord. One line per cell, each node the larger of its two cells' values, then the upper
 envelope of the segments' lines (convex) at the nodes; beyond the last node the function
 stays at a bound of g there. Floats choose the grid; every value is an arb enclosure rounded
 up to a dyadic rational, and the pair's existence (convexity, monotonicity, a non-negative
@@ -147,6 +147,10 @@ def _dyadic_up(x: Fraction, bits: int = 64) -> Fraction:
     return Fraction(-(-x.numerator // (x.denominator * 2**-scale)) * 2**-scale)
 
 
+_NEAR_RATIO = 1.03  # node spacing near γ = 1, in γ − 1 (relative)
+_LOG_STEP = 1 / 20  # node spacing in log γ beyond
+
+
 def _nodes(pi: Fraction, top: float) -> list[Fraction]:
     """γ from 1 to `top`: geometric in γ − 1 (ratio `_NEAR_RATIO`, from 10⁻³π) while that is
     finer than the log-spacing `_LOG_STEP`, then geometric in γ: the per-release loss is of
@@ -164,10 +168,6 @@ def _nodes(pi: Fraction, top: float) -> list[Fraction]:
         g *= math.exp(_LOG_STEP)
     pts.append(top)
     return sorted({Fraction(p) for p in pts})  # floats are dyadic: exact, short
-
-
-_NEAR_RATIO = 1.03  # node spacing near γ = 1, in γ − 1 (relative)
-_LOG_STEP = 1 / 20  # node spacing in log γ beyond
 
 
 def _envelope(xs: list[Fraction], ys: list[Fraction]) -> list[Fraction]:
