@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from fractions import Fraction
 
@@ -46,10 +47,17 @@ EXPRESSIONS: list[tuple[str, sp.Expr]] = [
 ]
 
 
+@functools.cache
+def _mp_function(expr: sp.Expr, syms: tuple[sp.Symbol, ...]) -> Callable[..., mpmath.mpf]:
+    """The expression as an mpmath function of `syms`, made once per expression (issue 29:
+    lambdify on every example was a quarter of the property tests' time)."""
+    return sp.lambdify(syms, expr, modules="mpmath")
+
+
 def _mp_value(expr: sp.Expr, subs: dict[sp.Symbol, Fraction], dps: int = 50) -> Fraction:
     """Reference: evaluate with mpmath at ``dps`` digits, returned as an exact Fraction."""
     syms = sorted(subs, key=str)
-    f: Callable[..., mpmath.mpf] = sp.lambdify(syms, expr, modules="mpmath")
+    f = _mp_function(expr, tuple(syms))
     with mpmath.workdps(dps):
         args = [mpmath.mpf(subs[s].numerator) / subs[s].denominator for s in syms]
         return _mpf_frac(mpmath.mpf(f(*args)))
