@@ -141,7 +141,8 @@ def _restructured(kind: str, params: Mapping[str, Any], clusters: tuple[int, ...
       cluster drawn), ρ = ℓ/(k + 1) (ℓ/k when the file holds a one-record cluster that may
       be removed); given the other drawn clusters, the record stands against Z's
       within-sample, a mixture over Z, and the alignment lemma bounds it by the shift
-      (w + 1)·a without showing Z: the added pair at rate ρ, nothing revealed;
+      (w + 1)·a (a count: max(w, 1)·a, both counts being non-negative) without showing Z:
+      the added pair at rate ρ, nothing revealed;
     * replace: revealing whether a cluster involved is drawn (probability ρ) bounds each
       release by the two-point pair at (w + 3)·a (the old cluster's draw moves by up to 2a
       as well)."""
@@ -155,7 +156,7 @@ def _restructured(kind: str, params: Mapping[str, Any], clusters: tuple[int, ...
     a = magnitude
     if add_remove:
         rho = Fraction(ell, k) if 1 in clusters else Fraction(ell, k + 1)
-        dist = (w + 1) * a
+        dist = max(w, 1) * a if count else (w + 1) * a  # a count: both sides in [0, w·a]
         pair = law_pair(bernoulli(rho), dist, noise, kernel, "added",
                         f"{kind}: a one-record cluster drawn")
     else:

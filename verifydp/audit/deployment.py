@@ -629,8 +629,8 @@ def _audit_deployment(spec: AuditSpec, progress: Callable[[str], None] | None,
     # at every ε; the first lattice of an ε(δ) composes in balls, no ε known yet)
     target = float(comp.epsilon) if comp.epsilon is not None else None
     if copies and target is None:
-        # its lattice is not refined (the gap is the label's): tilt it to the ε(δ) of a
-        # coarse lattice in balls (DP-SGD with replacement: 11 s of ball powers → 6 s)
+        # its lattice is not refined (the gap is the composition's): tilt it to the ε(δ) of
+        # a coarse lattice in balls (DP-SGD with replacement: 11 s of ball powers → 6 s)
         target = float(answer(build(comp.steps, Grid(_PRE_H, z))).hi)
     for refinement in range(_MAX_REFINE + 1):
         step(f"composing {comp.steps} releases (lattice step {grid.h})")
@@ -760,16 +760,17 @@ def _wide_bits(cands: tuple[Dominating, ...], steps: int, z: int) -> int | None:
     """For an added pair shifted by many noise units (a one-record cluster displacing a
     whole drawn cluster: #restructured), the exponent of the negligible mass that keeps the
     lower end's test: its subtracted Q-tail carries the windows' dropped mass times e^ε, and
-    ε reaches T·(s²/2 + s·z) in noise units s, z (the output range), so masses down to
+    ε reaches T times one release's largest loss, s²/2 + s·z for (discrete) Gaussian noise (s
+    the shift and z the output range in noise units) and s for Laplace noise, so masses down to
     e^{−that} are kept (arb balls hold them). None for every other pair."""
     worst = 0.0
     for d in cands:
         for pair in (d.upper_pair, d.lower):
             sh = _shifted(pair) if isinstance(pair, (Pair, FinitePair)) else None
-            if sh is not None and isinstance(pair, Pair) and pair.kernel != "dgauss" and (
+            if sh is not None and isinstance(pair, Pair) and (
                     sh[1] > _COUNT_TEST_SHIFT * pair.scale):
                 s = float(sh[1] / pair.scale)
-                worst = max(worst, steps * (s * s / 2 + s * z))
+                worst = max(worst, steps * (s if pair.kernel == "laplace" else s * s / 2 + s * z))
     return None if worst == 0 else Grid().negligible_bits + math.ceil(worst / math.log(2))
 
 
