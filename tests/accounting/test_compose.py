@@ -10,6 +10,7 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
+from tests.shared import CELL_GROUP, true_cell_masses
 from verifydp.accounting import composition as C
 from verifydp.exact import barith, special
 
@@ -233,25 +234,17 @@ def test_rtol_meets_the_tolerance_and_contains_the_exact_delta() -> None:
             assert b.lo <= lo and hi <= b.hi
 
 
-def _true_cell_masses(pair: C.Pair, cuts: list[float]) -> list[mpmath.mpf]:
-    """Σ_j w_j (Φ((x_{i+1} − c_j)/s) − Φ((x_i − c_j)/s)) at 40 digits, every cell."""
-    with mpmath.workdps(40):
-        s = mpmath.mpf(pair.scale.numerator) / pair.scale.denominator
-
-        def cdf(x: float, c: F) -> mpmath.mpf:
-            return mpmath.ncdf((mpmath.mpf(x) - mpmath.mpf(c.numerator) / c.denominator) / s)
-
-        out = []
-        for a, b in zip(cuts, cuts[1:], strict=False):
-            out.append(sum(mpmath.mpf(w.numerator) / w.denominator * (cdf(b, c) - cdf(a, c))
-                           for w, c in pair.p))
-        return out
+def _true_cell_masses(pair: C.Pair, cuts: list[float]) -> tuple[mpmath.mpf, ...]:
+    """Σ_j w_j (Φ((x_{i+1} − c_j)/s) − Φ((x_i − c_j)/s)) at 40 digits, every cell (once per
+    process for the pair and cuts: tests/shared.py)."""
+    return true_cell_masses(tuple(pair.p), pair.scale, tuple(float(x) for x in cuts))
 
 
 def _contains(ball: C.flint.arb, x: mpmath.mpf) -> bool:
     return float(ball.lower()) <= float(x) * (1 + 1e-12) and float(x) * (1 - 1e-12) <= float(ball.upper())
 
 
+@pytest.mark.xdist_group(CELL_GROUP)  # the masses shared with test_vector_cells.py
 @pytest.mark.parametrize("drop_bounds", [False, True])
 def test_cell_masses_outside_a_components_reach_are_still_enclosed(drop_bounds, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Each component is evaluated only at the cuts of its reach (`_reaches`); every other

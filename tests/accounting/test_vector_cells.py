@@ -12,6 +12,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from tests.shared import CELL_GROUP, true_cell_masses
 from verifydp.accounting import composition as C
 from verifydp.exact import normal_iv as N
 from verifydp.exact import vecint as vi
@@ -63,17 +64,13 @@ def test_a_taylor_model_without_its_remainder_is_caught(monkeypatch) -> None:  #
     assert not _encloses(lo, hi, exact)
 
 
-def _true_cell_masses(pair: C.Pair, cuts: np.ndarray) -> list[mpmath.mpf]:
-    with mpmath.workdps(40):
-        s = mpmath.mpf(pair.scale.numerator) / pair.scale.denominator
-
-        def cdf(x: float, c: F) -> mpmath.mpf:
-            return mpmath.ncdf((_mp(x) - mpmath.mpf(c.numerator) / c.denominator) / s)
-
-        return [sum(mpmath.mpf(w.numerator) / w.denominator * (cdf(b, c) - cdf(a, c))
-                    for w, c in pair.p) for a, b in zip(cuts, cuts[1:], strict=False)]
+def _true_cell_masses(pair: C.Pair, cuts: np.ndarray) -> tuple[mpmath.mpf, ...]:
+    """The cells' masses at 40 digits, once per process for the pair and cuts
+    (tests/shared.py)."""
+    return true_cell_masses(tuple(pair.p), pair.scale, tuple(float(x) for x in cuts))
 
 
+@pytest.mark.xdist_group(CELL_GROUP)  # the masses shared with test_compose.py
 @pytest.mark.parametrize("drop", [False, True])
 def test_cell_masses_outside_a_components_reach(drop: bool, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Two components 30 scales apart with a short reach leave cells out of reach of both:
