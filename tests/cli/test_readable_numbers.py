@@ -3,11 +3,12 @@
 People read decimals — never an exact rational such as `8/1875`, a `Fraction(5, 4)`, a
 dict's repr `{'n': 2}` or `epsilon = t=2` — in the text of `check`, `hunt`, `replay` and
 `convert`; JSON keeps exact rationals as "p/q" and writes every other number in the one
-format of `verifydp.exact.numtext.decimal_string`. Each subcommand runs at least once as the
-user runs it, through the installed console script (`_run`); its further runs here (the other
-output format, more witnesses, more design files) go in-process through `verifydp.cli.main`,
-the function the console script calls (`_main`; issue 29: each console-script run pays about
-1.5 s of CPU to start).
+format of `verifydp.exact.numtext.decimal_string`. `check` (text and JSON) and `regress` run
+as the user runs them, through the installed console script (`_run`); `hunt`, `replay`,
+`convert` and `audit` run in-process through `verifydp.cli.main`, the function the console
+script calls (`_main`): each of them runs through the console script in
+tests/cli/test_documented_commands.py, and a console-script run pays about 1.5 s of CPU to
+start (issue 29).
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def test_check_json_numbers_are_the_one_format(check_json: dict[str, dict[str, A
 def test_hunt_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = ("hunt", "must/prop7", "--budget", "4", "--workers", "1", "--no-witnesses",
             "--no-progress", "--state", str(tmp_path / "state.json"))
-    proc = _run(*args, "--json")
+    proc = _main(capsys, *args, "--json")
     assert proc.returncode == 0, proc.stderr
     row = json.loads(proc.stdout)["claims"][0]
     assert isinstance(row["best_margin"], str) and ONE_FORMAT.match(row["best_margin"])
@@ -150,7 +151,7 @@ def test_hunt_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
                                   "must_sec3.3_pair", "must_thm5_ww"])  # each kind
 def test_replay_text_has_decimals_only(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ("replay", str(ROOT / "counterexamples" / f"{name}.json"))
-    proc = _run(*argv) if name == "must_prop7" else _main(capsys, *argv)  # one console run
+    proc = _main(capsys, *argv)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "CONFIRMED" in proc.stdout
     _human(proc.stdout)
@@ -159,7 +160,7 @@ def test_replay_text_has_decimals_only(name: str, capsys: pytest.CaptureFixture[
 
 def test_convert_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ("convert", "--from", "zcdp", "--to", "approx", "--rho", "2.63", "--delta", "1e-10")
-    proc = _run(*argv)
+    proc = _main(capsys, *argv)
     assert proc.returncode == 0, proc.stderr
     _human(proc.stdout)
     assert "α = 3.85" in proc.stdout  # was α = 77/20
@@ -185,11 +186,9 @@ def test_audit_text_has_decimals_only(tmp_path: Path, capsys: pytest.CaptureFixt
                       .replace("epsilon = 0.01", 'epsilon = 0.01\ndelta = "1/20"'),
                       encoding="utf-8")
     texts = []
-    for i, path in enumerate((design,
-                              ROOT / "examples" / "business_survey_proportional_randomised.toml",
-                              ROOT / "examples" / "dpsgd_with_replacement.toml")):
-        argv = ("audit", str(path), "--no-witnesses", "--no-progress", "--no-grid")
-        proc = _run(*argv) if i == 0 else _main(capsys, *argv)  # one console run
+    for path in (design, ROOT / "examples" / "business_survey_proportional_randomised.toml",
+                 ROOT / "examples" / "dpsgd_with_replacement.toml"):
+        proc = _main(capsys, "audit", str(path), "--no-witnesses", "--no-progress", "--no-grid")
         assert proc.returncode in (0, 1), proc.stderr
         texts.append(" ".join(proc.stdout.split()))
     for text in texts:
