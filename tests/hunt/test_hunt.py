@@ -107,7 +107,10 @@ def test_search_finds_thm31_upper_and_shrinks():
 @pytest.mark.parametrize("claim", ["bun/thm2.2", "bun/thm3.1:upper:corrected",
                                    "must/table2:wr", "bun/lemB.1:corrected"])
 def test_search_finds_nothing_where_claims_hold(claim):
-    o = search(SPACES[claim], 4, seed=0)
+    # 2 s of seeded search (issue 29: 4 s, the budget is CPU time on an idle core): 100–300
+    # tries each; that each claim holds on its checker's whole grid is asserted at full
+    # budget by its family's verdict test (tests/claims/)
+    o = search(SPACES[claim], 2, seed=0)
     assert not o.found and o.tries > 0
     assert o.best_margin <= 0
 
