@@ -14,6 +14,14 @@ import mpmath
 
 from verifydp.claims import ClaimResult, catalogue
 
+# Replaying a dataset witness re-checks the claim it names from scratch, once per process
+# (`verifydp.casebook._checker_keys`: must/thm5:ww 3.3 s, bun/lemB.1:deletion 1.8 s,
+# bun/thm3.1:upper 1.7 s, bun/thm5.3:event 1.6 s, bun/lemB.1 1.3 s, ...). The modules that
+# replay the same claims' witnesses in-process (the tamper, fuzz, CLI, interrupt and hunt tests,
+# the bun claims' verdicts, the readable replays) share one worker, so each claim is re-checked
+# once in the suite: measured together in one process 119 s against 147 s apart (issue 29).
+REPLAY_GROUP = "claim-replays"
+
 # must/fig4 (tests/claims/test_must_figs.py and the sentences of
 # tests/cli/test_readable_numbers.py) and must/sec3.3:pair:corrected (test_must_pair.py and
 # the same sentences)

@@ -14,6 +14,7 @@ from fractions import Fraction
 import pytest
 import sympy
 
+from tests.shared import REPLAY_GROUP
 from verifydp.casebook import replay
 from verifydp.claims import catalogue
 from verifydp.claims.base import Budget, ClaimResult, Verdict
@@ -51,10 +52,10 @@ EXPECTED = {
 # Each claim below is checked once per test process and its result read by every test that
 # needs it: bun/lemB.1:deletion and :corrected by the verdict test and both lemB.1 tests,
 # bun/thm3.1:upper by the verdict test and the no-LP test (issue 29; they were checked three
-# and two times). Each group is one xdist_group, so `--dist loadgroup` (pyproject's addopts)
-# runs it on one worker.
-SHARED = {"bun/lemB.1:deletion": "bun-lemB.1", "bun/lemB.1:corrected": "bun-lemB.1",
-          "bun/thm3.1:upper": "bun-thm3.1"}
+# and two times). The module is one xdist_group, so `--dist loadgroup` (pyproject's addopts)
+# runs it on one worker: the group of the modules that replay the same claims' witnesses
+# (tests/shared.py).
+pytestmark = pytest.mark.xdist_group(REPLAY_GROUP)
 
 
 @functools.cache
@@ -67,9 +68,7 @@ def test_catalogue_covers_the_issue_claims() -> None:
     assert set(EXPECTED) <= set(catalogue())
 
 
-@pytest.mark.parametrize("claim_id", [
-    pytest.param(c, marks=pytest.mark.xdist_group(SHARED[c])) if c in SHARED else c
-    for c in sorted(EXPECTED)])
+@pytest.mark.parametrize("claim_id", sorted(EXPECTED))
 def test_printed_claim_verdict(claim_id: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     res = checked(claim_id)
     assert res.verdict is EXPECTED[claim_id], res.summary()
@@ -173,14 +172,12 @@ def test_thm43_without_the_size_condition_still_holds_on_small_populations() -> 
     assert bun.check_thm72(Budget(), min_size=False).verdict is Verdict.HOLDS
 
 
-@pytest.mark.xdist_group("bun-thm3.1")
 def test_thm31_upper_refutation_is_confirmed_without_the_lp() -> None:
     res = checked("bun/thm3.1:upper")
     concrete = res.statements[1]
     assert concrete.verdict is Verdict.REFUTED  # #x − #y + geometric noise alone violates it
 
 
-@pytest.mark.xdist_group("bun-lemB.1")
 def test_lemb1_orientation_is_where_the_printed_bound_fails() -> None:
     """Issue 14: checked on P' = P ∪ {x} only (the proof's WLOG), the deletion-model reading
     of Lemma B.1 holds; the other orientation refutes it, and the corrected bound holds on
@@ -197,7 +194,6 @@ def test_lemb1_orientation_is_where_the_printed_bound_fails() -> None:
     assert orients == {bun.ORIENT_SMALL, bun.ORIENT_BIG}
 
 
-@pytest.mark.xdist_group("bun-lemB.1")
 def test_lemb1_issue_example_without_the_lp() -> None:
     """P = {a, x}, P' = {a}, m = m' = 1, M = #x − #a + geometric noise: (1 + t²)/2 = 5/2 at
     t = 2 against the printed 1 + (t² − 1)/3 = 2, and exactly the corrected bound."""

@@ -7,12 +7,16 @@ from fractions import Fraction
 import pytest
 import sympy
 
+from tests.shared import REPLAY_GROUP
 from verifydp.casebook import replay
 from verifydp.claims import catalogue
 from verifydp.claims.base import Budget, Verdict
 from verifydp.claims.bun import general as bg
 from verifydp.designs import SRSWOR, PoissonPPS
 from verifydp.witness import write_witness
+
+# one worker with the other modules that replay the same claims' witnesses (tests/shared.py)
+pytestmark = pytest.mark.xdist_group(REPLAY_GROUP)
 
 
 def fast() -> Budget:

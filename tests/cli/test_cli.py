@@ -10,9 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import REPLAY_GROUP
 from verifydp.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# one worker with the other modules that replay the same claims' witnesses (tests/shared.py)
+pytestmark = pytest.mark.xdist_group(REPLAY_GROUP)
 VERDICTS = {"refuted", "holds-on-instance", "proved", "inconclusive"}
 
 

@@ -23,10 +23,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.shared import REPLAY_GROUP
 from verifydp.claims import catalogue
 from verifydp.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# one worker with the other modules that replay the same claims' witnesses (tests/shared.py)
+pytestmark = pytest.mark.xdist_group(REPLAY_GROUP)
 CALL_BUDGET_S = 30.0
 HANG_S = 120
 FUZZ = settings(deadline=None, suppress_health_check=list(HealthCheck), database=None)

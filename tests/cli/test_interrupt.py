@@ -18,8 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import REPLAY_GROUP
 from verifydp.casebook import replay
 from verifydp.hunt.portfolio import HuntState
+
+# one worker with the other modules that replay the same claims' witnesses (tests/shared.py)
+pytestmark = pytest.mark.xdist_group(REPLAY_GROUP)
 
 REFUTED = ["must/prop7", "bun/lemB.1:deletion", "ebadi/pinq:take", "bun/thm3.1:upper"]
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.shared import MUST_GROUP, checked
+from tests.shared import MUST_GROUP, REPLAY_GROUP, checked
 from verifydp.cli.main import main
 from verifydp.exact.numtext import ONE_FORMAT, fraction_text, json_number, readable
 
@@ -147,6 +147,9 @@ def test_hunt_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     _human(proc.stdout)
 
 
+# in-process: each replay re-checks its claim once per process, shared with the modules that
+# replay the same witnesses (tests/shared.py)
+@pytest.mark.xdist_group(REPLAY_GROUP)
 @pytest.mark.parametrize("name", ["bun_thm5.3_event", "must_prop7", "ebadi_thm4.6",
                                   "must_sec3.3_pair", "must_thm5_ww"])  # each kind
 def test_replay_text_has_decimals_only(name: str, capsys: pytest.CaptureFixture[str]) -> None:

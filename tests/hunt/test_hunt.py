@@ -15,12 +15,16 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given, settings
 
+from tests.shared import REPLAY_GROUP
 from verifydp.casebook import replay
 from verifydp.claims.base import Verdict
 from verifydp.hunt.portfolio import HuntState, offer_witness, run_hunt
 from verifydp.hunt.search import search, with_search_point
 from verifydp.hunt.spaces import SPACES
 from verifydp.witness import witness_size, write_witness
+
+# one worker with the other modules that replay the same claims' witnesses (tests/shared.py)
+pytestmark = pytest.mark.xdist_group(REPLAY_GROUP)
 
 # minimal witnesses found by the hunt (pinned: each must stay a certified violation)
 PINNED = {

@@ -17,10 +17,14 @@ from typing import Any
 
 import pytest
 
+from tests.shared import REPLAY_GROUP
 from verifydp.casebook import FIELDS
 from verifydp.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2] / "counterexamples"
+
+# one worker with the other modules that replay the same claims' witnesses (tests/shared.py)
+pytestmark = pytest.mark.xdist_group(REPLAY_GROUP)
 
 Tamper = Callable[[dict[str, Any]], dict[str, Any]]
 
