@@ -15,6 +15,10 @@ from verifydp.casebook import replay_object
 from verifydp.regress import UsageError, regress_accountant
 from verifydp.regress.accountant import Point, certified_epsilon
 
+# the regress modules share one worker: their claims' certified truths are computed once per
+# process (issue 29: 20.8 → 17.8 s measured apart vs together)
+pytestmark = pytest.mark.xdist_group("regress")
+
 SMALL = {"sigma": 1.0, "batch_size": 10, "n": 1000, "steps": (1, 10)}
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "regress"
 

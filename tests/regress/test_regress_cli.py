@@ -13,6 +13,10 @@ import pytest
 
 from verifydp.cli import main as verifydp_main
 
+# the regress modules share one worker: their claims' certified truths are computed once per
+# process (issue 29: 20.8 → 17.8 s measured apart vs together)
+pytestmark = pytest.mark.xdist_group("regress")
+
 USER_MODULE = '''
 import math
 

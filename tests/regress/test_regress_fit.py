@@ -18,6 +18,10 @@ from verifydp.claims import catalogue
 from verifydp.regress import ADAPTERS, UsageError, regress
 from verifydp.regress.core import exact_outputs
 
+# the regress modules share one worker: their claims' certified truths are computed once per
+# process (issue 29: 20.8 → 17.8 s measured apart vs together)
+pytestmark = pytest.mark.xdist_group("regress")
+
 FAST = {"max_examples": 40, "sound_examples": 20}
 
 

@@ -6,7 +6,11 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
 import sympy
+
+# the regress modules share one worker (test_regress.py)
+pytestmark = pytest.mark.xdist_group("regress")
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "mutants.py"
 
