@@ -5,6 +5,7 @@ private (underscore) names. Every import is counted, including those inside func
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -44,8 +45,10 @@ def layer_of(mod: str) -> int:
     return best
 
 
+@functools.cache
 def imports() -> dict[str, list[tuple[str, tuple[str, ...], int]]]:
-    """module → [(imported module, imported names, line)] over the whole package."""
+    """module → [(imported module, imported names, line)] over the whole package: parsed once
+    per process and read by every test here (issue 29: each parsed the package, ~1.3 s)."""
     out: dict[str, list[tuple[str, tuple[str, ...], int]]] = defaultdict(list)
     for path in sorted(PKG.rglob("*.py")):
         mod = module_name(path)
