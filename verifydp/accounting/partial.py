@@ -136,17 +136,6 @@ def _g_cell(lo: Fraction, hi: Fraction, pi: Fraction, at_lo: _Hs, at_hi: _Hs
             pi * (at_hi.a_hi + beta_hi * at_hi.b_hi - floor))
 
 
-def _dyadic_up(x: Fraction, bits: int = 64) -> Fraction:
-    """x ≥ 0 rounded up to `bits` significant bits (a short exact rational)."""
-    if x <= 0:
-        return Fraction(0)
-    e = x.numerator.bit_length() - x.denominator.bit_length()
-    scale = bits - e
-    if scale >= 0:
-        return Fraction(-(-x.numerator * 2**scale // x.denominator), 2**scale)
-    return Fraction(-(-x.numerator // (x.denominator * 2**-scale)) * 2**-scale)
-
-
 _NEAR_RATIO = 1.03  # node spacing near γ = 1, in γ − 1 (relative)
 _LOG_STEP = 1 / 20  # node spacing in log γ beyond
 
@@ -240,7 +229,7 @@ def profile_bound(pi: Fraction, ws: tuple[Fraction, ...], shifts: tuple[Fraction
     vals[-1] = max(vals[-1], beyond(nodes[-1]))
     for i in range(len(vals) - 2, -1, -1):  # non-increasing: raise to the right's maximum
         vals[i] = max(vals[i], vals[i + 1])
-    vals = [_dyadic_up(v) for v in vals]
+    vals = [rational(ball(v), up=True) for v in vals]  # short dyadics above each value
     hull = _envelope(nodes, vals)
     if any(h < v for h, v in zip(hull, vals, strict=True)):  # the envelope is above its lines
         raise ArithmeticError("profile_bound: the segments' envelope fell below a node")

@@ -766,9 +766,8 @@ def _wide_bits(cands: tuple[Dominating, ...], steps: int, z: int) -> int | None:
     worst = 0.0
     for d in cands:
         for pair in (d.upper_pair, d.lower):
-            sh = _shifted(pair) if isinstance(pair, (Pair, FinitePair)) else None
-            if sh is not None and isinstance(pair, Pair) and (
-                    sh[1] > _COUNT_TEST_SHIFT * pair.scale):
+            sh = _shifted(pair) if isinstance(pair, Pair) else None
+            if sh is not None and sh[1] > _COUNT_TEST_SHIFT * pair.scale:
                 s = float(sh[1] / pair.scale)
                 worst = max(worst, steps * (s if pair.kernel == "laplace" else s * s / 2 + s * z))
     return None if worst == 0 else Grid().negligible_bits + math.ceil(worst / math.log(2))
