@@ -93,3 +93,29 @@ def test_cells_are_certified_once_per_pair_and_lattice() -> None:
         assert _steps(pair, Grid(F(1, 100))) is _steps(pair, Grid(F(1, 100)))
         assert _steps(pair, Grid(F(1, 100))) is not _steps(pair, Grid(F(1, 200)))
     assert _steps(pair, Grid(F(1, 100))) is not _steps(pair, Grid(F(1, 100)))
+
+
+@pytest.mark.parametrize("n", [4, 8, 256])
+def test_real_input_transforms_match_the_complex_ones(n: int) -> None:
+    """The half-length real-input FFT (`fftpow._rfft`) gives the first n/2 + 1 entries of the
+    full complex FFT, with Y_0 and Y_{n/2} exactly real, and `_irfft` of a Hermitian vector's
+    half is n times its inverse transform: both against numpy's FFT (an independent
+    implementation) to a few ulps."""
+    from verifydp.accounting import fftpow
+
+    rng = np.random.default_rng(n)
+    a = rng.random(n)
+    yr, yi = fftpow._rfft(a)
+    ref = np.fft.fft(a)[: n // 2 + 1]
+    assert np.allclose(yr + 1j * yi, ref, rtol=0, atol=1e-13 * a.sum())
+    assert yi[0] == 0 and yi[-1] == 0
+    back = fftpow._irfft(yr, yi) / n
+    assert np.allclose(back, a, rtol=0, atol=1e-14 * n)
+    # a mutant: dropping the twiddles of the last stage breaks the match
+    bad = np.fft.fft(a[0::2]) + np.fft.fft(a[1::2])
+    assert not np.allclose((yr + 1j * yi)[: n // 2], bad, rtol=0, atol=1e-13 * a.sum())
+
+
+def test_lengths_below_four_are_refused() -> None:
+    with pytest.raises(ValueError):
+        power(np.array([0.5, 0.5]), 3, 2)

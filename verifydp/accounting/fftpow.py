@@ -1,10 +1,11 @@
 """The k-fold circular self-convolution of a non-negative float vector by floating-point FFT,
 with a rigorous a-priori bound on its round-off (floats compute, the bound decides).
 
-`power(a, k, n)` returns (c̃, E) with ‖c̃ − circ_N(a^{*k})‖₂ ≤ E (so |c̃_m − circ_N(a^{*k})_m| ≤ E
-for every m, and |Σ_m w_m(c̃_m − circ_N(a^{*k})_m)| ≤ E‖w‖₂ for any weights, Cauchy–Schwarz), where
-circ_N(a^{*k}) is the exact k-fold convolution of the exact float vector a (zero-padded to
-N = 2^t) folded modulo N, c̃ = (1/N)·F̄(fl(fl(F a)^k)) in floating point.
+`power(a, k, n)` returns (c̃, E) with ‖c̃ − circ_n(a^{*k})‖₂ ≤ E (so |c̃_m − circ_n(a^{*k})_m| ≤ E
+for every m, and |Σ_m w_m(c̃_m − circ_n(a^{*k})_m)| ≤ E‖w‖₂ for any weights, Cauchy–Schwarz), where
+circ_n(a^{*k}) is the exact k-fold convolution of the exact float vector a (zero-padded to
+n = 2^t ≥ 4) folded modulo n, c̃ = (1/n)·F̄(fl(fl(F a)^k)) in floating point, both transforms
+at half length (*Real input* below).
 
 **The FFT** is the Cooley–Tukey radix-2 decimation-in-time algorithm written out here in
 explicit real arithmetic (so no fused multiply–add and no other algorithm of a library):
@@ -19,20 +20,40 @@ product). The inverse uses the conjugate weights (exact) and the exact scaling b
 relative error ≤ β = √2γ₂, so |fl(ŷ^k) − ŷ^k| ≤ ((1 + β)^(k−1) − 1)|ŷ|^k (each factor's error
 is raised to at most the multiplicity of its operand, k − 1 in all).
 
-**Together** (‖F v‖₂ = √N‖v‖₂; y = Fa, |y_j| ≤ A = Σa, B ≥ max(|y_j|, |ŷ_j|) with
-B = A + ρ√N‖a‖₂; z = y^k, z̃ = fl(ŷ^k), c = F̄z/N, c̃ = fl(F̄z̃)/N):
+**Real input** (n = 2m). The input a and the result are real, so the transforms run at half
+length. Forward: one complex FFT of length m (t − 1 stages: Theorem 24.2 with
+ρ_m = (t−1)η/(1 − (t−1)η)) of z = a_even + i·a_odd gives Z = E + iO (E, O the transforms of
+the even and odd entries); the split E_k = (Z_k + conj Z_{−k})/2, O_k = (Z_k − conj Z_{−k})/(2i)
+is an ℝ-linear isometry (parallelogram law) computed with one rounding per real component
+(relative error ≤ u per entry; halving is exact), and Y_k = E_k ± ω_n^k·O_k is the last
+radix-2 stage, with Higham's per-stage bound η‖·‖ on a matrix of norm √2. As ‖Y‖₂ = √2‖Z‖₂,
 
-    ‖c̃ − c‖₂ ≤ ‖fl(F̄z̃) − F̄z̃‖₂/N + ‖F̄(z̃ − z)‖₂/N ≤ ρ‖z̃‖₂/√N + ‖z̃ − z‖₂/√N,
-    ‖z̃‖₂ ≤ √N·B^k(1 + β)^(k−1),
-    ‖z̃ − z‖₂ ≤ ‖z̃ − ŷ^k‖₂ + ‖ŷ^k − y^k‖₂ ≤ √N((1 + β)^(k−1) − 1)B^k + kB^(k−1)·ρ√N‖a‖₂,
+    ‖Ŷ − Y‖₂ ≤ ρ_f‖Y‖₂,   ρ_f = η(1 + u)(1 + ρ_m) + u(1 + ρ_m) + ρ_m,
+
+for the n entries the stage would compute; entries k = 0 … m are kept and the rest taken as
+conjugates (Y is Hermitian), which at most doubles the squared norm of the error: √2·ρ_f for
+the vector used. Inverse, for the Hermitian w (entries 0 … m): G_k = w_k + w_{k+m},
+H_k = (w_k − w_{k+m})·ω̄_n^k (a radix-2 decimation-in-frequency stage, norm √2: per entry a
+relative error ≤ (1 + u)(1 + μ)(1 + √2γ₂) − 1 ≤ η), V = G + iH (one more rounding per
+component, so η_i = η + u(1 + η)), one inverse complex FFT of length m, whose real and
+imaginary parts are the even and odd entries of F̄_n w (exactly, since F̄_n w is real);
+‖V‖₂ = √2‖w‖₂, so ‖fl − F̄_n w‖₂ ≤ ρ_i‖F̄_n w‖₂ with ρ_i = ρ_m(1 + η_i) + η_i. μ is the
+larger of the two twiddle tables' bounds (lengths n and m).
+
+**Together** (‖F v‖₂ = √n‖v‖₂; y = Fa, |y_j| ≤ A = Σa, B ≥ max(|y_j|, |ŷ_j|) with
+B = A + ρ_f√n‖a‖₂; z = y^k, z̃ = fl(ŷ^k), c = F̄z/n, c̃ = fl(F̄z̃)/n):
+
+    ‖c̃ − c‖₂ ≤ ‖fl(F̄z̃) − F̄z̃‖₂/n + ‖F̄(z̃ − z)‖₂/n ≤ ρ_i‖z̃‖₂/√n + ‖z̃ − z‖₂/√n,
+    ‖z̃‖₂ ≤ √n·B^k(1 + β)^(k−1),
+    ‖z̃ − z‖₂ ≤ ‖z̃ − ŷ^k‖₂ + ‖ŷ^k − y^k‖₂ ≤ √n((1 + β)^(k−1) − 1)B^k + kB^(k−1)·√2ρ_f√n‖a‖₂,
 
 so the ℓ₂ norm of the error vector is at most
 
-    E = ρB^k(1 + β)^(k−1) + ((1 + β)^(k−1) − 1)B^k + kB^(k−1)ρ‖a‖₂,
+    E = ρ_iB^k(1 + β)^(k−1) + ((1 + β)^(k−1) − 1)B^k + √2·kB^(k−1)ρ_f‖a‖₂,
 
-times a safety factor 2, plus √N·2^-900 for underflow (each gradual-underflow product errs by
+times a safety factor 2, plus √n·2^-900 for underflow (each gradual-underflow product errs by
 at most 2^-1075 absolutely; far fewer than 2^170 operations are done, so each entry moves by
-at most 2^-900, the vector by √N times that in ℓ₂). A, ‖a‖₂ are bounded from above by exactly
+at most 2^-900, the vector by √n times that in ℓ₂). A, ‖a‖₂ are bounded from above by exactly
 rounded sums (`math.fsum`) times (1 + 2^-40). An ℓ₂ bound is what a sum of many entries
 needs: Σ_{m∈S} w_m e_m is at most E·‖w_S‖₂, not E·Σ|w_m| (`composition._fft_tails`).
 """
@@ -177,12 +198,61 @@ def _cpow(re: np.ndarray, im: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarra
     return rr, ri
 
 
+def _rfft(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Y_k = (F_n a)_k for k = 0 … n/2 of a real a (n = len(a) ≥ 4 a power of two): one
+    complex FFT of length m = n/2 of z = a_even + i·a_odd, split into E = F_m a_even and
+    O = F_m a_odd by E_k = (Z_k + conj Z_{−k})/2, O_k = (Z_k − conj Z_{−k})/(2i), then the
+    last radix-2 stage Y_k = E_k + ω_n^k·O_k, Y_m = E_0 − O_0 (module docstring, *Real
+    input*). Y_0 and Y_m come out real (their imaginary parts exactly 0)."""
+    n = len(a)
+    m = n // 2
+    zr, zi = _fft(a[0::2].copy(), a[1::2].copy(), inverse=False)
+    rev = (-np.arange(m)) % m
+    jr, ji = zr[rev], zi[rev]
+    er = (zr + jr) * 0.5
+    ei = (zi - ji) * 0.5
+    orr = (zi + ji) * 0.5
+    oi = (jr - zr) * 0.5
+    wr, wi, _ = _twiddles(n)
+    pr, pi_, tmp = np.empty(m), np.empty(m), np.empty(m)
+    _cmul(orr, oi, wr, wi, pr, pi_, tmp)
+    yr, yi = np.empty(m + 1), np.empty(m + 1)
+    np.add(er, pr, out=yr[:m])
+    np.add(ei, pi_, out=yi[:m])
+    yr[m] = er[0] - orr[0]
+    yi[m] = 0.0
+    yi[0] = 0.0  # ei[0] = 0 and pi_[0] = orr[0]·(−0) + 0·1 = ±0 exactly: this only fixes a −0
+    return yr, yi
+
+
+def _irfft(wr_: np.ndarray, wi_: np.ndarray) -> np.ndarray:
+    """n·(F̄_n w) for the Hermitian w of length n = 2m whose entries k = 0 … m are given
+    (w_{n−k} = conj w_k; w_0, w_m real): G_k = w_k + w_{k+m}, H_k = (w_k − w_{k+m})·ω̄_n^k,
+    one inverse complex FFT of length m of V = G + iH, whose real and imaginary parts are
+    the even and odd entries (module docstring, *Real input*)."""
+    m = len(wr_) - 1
+    n = 2 * m
+    rev = m - np.arange(m)  # w_{k+m} = conj w_{m−k}
+    br, bi = wr_[rev], -wi_[rev]
+    tr, ti = wr_[:m], wi_[:m]
+    gr, gi = tr + br, ti + bi
+    dr, di = tr - br, ti - bi
+    cr, ci, _ = _twiddles(n)
+    hr, hi, tmp = np.empty(m), np.empty(m), np.empty(m)
+    _cmul(dr, di, cr, -ci, hr, hi, tmp)
+    xr, xi = _fft(gr - hi, gi + hr, inverse=True)
+    out = np.empty(n)
+    out[0::2] = xr
+    out[1::2] = xi
+    return out
+
+
 def round_off_bound(a: np.ndarray, k: int, n: int) -> float:
-    """E of the module docstring for the float vector a ≥ 0 zero-padded to n = 2^t: a bound
-    of the ℓ₂ norm (hence of every entry) of the power's error vector (the scalar formula in
-    arb; the sums by `math.fsum`, exactly rounded, inflated)."""
+    """E of the module docstring for the float vector a ≥ 0 zero-padded to n = 2^t ≥ 4: a
+    bound of the ℓ₂ norm (hence of every entry) of the power's error vector (the scalar
+    formula in arb; the sums by `math.fsum`, exactly rounded, inflated)."""
     t = n.bit_length() - 1
-    _, _, mu = _twiddles(n)
+    mu = max(_twiddles(n)[2], _twiddles(n // 2)[2])
     arb = flint.arb
     u = arb(2) ** -53
 
@@ -192,29 +262,32 @@ def round_off_bound(a: np.ndarray, k: int, n: int) -> float:
     eta = arb(mu) + gamma(4) * (arb(2).sqrt() + arb(mu))
     if not (t * eta).upper() < 0.5:
         return math.inf
-    rho = t * eta / (1 - t * eta)
+    rho_m = (t - 1) * eta / (1 - (t - 1) * eta)  # the complex FFT of length n/2
+    rho_f = eta * (1 + u) * (1 + rho_m) + u * (1 + rho_m) + rho_m  # forward, real input
+    eta_i = eta + u * (1 + eta)
+    rho_i = rho_m * (1 + eta_i) + eta_i  # inverse, Hermitian input
     # A ≥ Σa and ‖a‖₂: exactly rounded sums (relative error ≤ u), squares rounded (≤ u)
     A = arb(math.fsum(a.tolist())) * (1 + 2 * u)
     l2 = (arb(math.fsum((a * a).tolist())) * (1 + 4 * u)).sqrt()
-    B = A + rho * arb(n).sqrt() * l2
+    B = A + rho_f * arb(n).sqrt() * l2
     beta = arb(2).sqrt() * gamma(2)
     growth = (1 + beta) ** (k - 1)
-    e = rho * B**k * growth + (growth - 1) * B**k + k * B ** (k - 1) * rho * l2
+    e = (rho_i * B**k * growth + (growth - 1) * B**k
+         + k * B ** (k - 1) * arb(2).sqrt() * rho_f * l2)
     bound = float((2 * e).upper()) * (1 + 2.0**-50) + 2.0**-900 * math.sqrt(n) * (1 + 2.0**-50)
     return bound if math.isfinite(bound) else math.inf
 
 
 def power(a: np.ndarray, k: int, n: int) -> tuple[np.ndarray, float]:
-    """(c̃, E): c̃ the float k-fold circular self-convolution of a (length ≤ n, n a power of
-    two, a ≥ 0), E a rigorous bound of its error vector's ℓ₂ norm, hence of every entry's
+    """(c̃, E): c̃ the float k-fold circular self-convolution of a (length ≤ n, n ≥ 4 a power
+    of two, a ≥ 0), E a rigorous bound of its error vector's ℓ₂ norm, hence of every entry's
     error (module docstring)."""
-    if n & (n - 1) or len(a) > n or n < 2:
-        raise ValueError("n must be a power of two at least len(a)")
+    if n & (n - 1) or len(a) > n or n < 4:
+        raise ValueError("n must be a power of two, at least 4 and at least len(a)")
     if np.any(a < 0) or not np.all(np.isfinite(a)):
         raise ValueError("a must be finite and non-negative")
     re = np.zeros(n)
     re[:len(a)] = a
-    yr, yi = _fft(re, np.zeros(n), inverse=False)
+    yr, yi = _rfft(re)
     zr, zi = _cpow(yr, yi, k)
-    cr, _ = _fft(zr, zi, inverse=True)
-    return cr / n, round_off_bound(a, k, n)
+    return _irfft(zr, zi) / n, round_off_bound(a, k, n)
