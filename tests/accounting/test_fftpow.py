@@ -119,3 +119,42 @@ def test_real_input_transforms_match_the_complex_ones(n: int) -> None:
 def test_lengths_below_four_are_refused() -> None:
     with pytest.raises(ValueError):
         power(np.array([0.5, 0.5]), 3, 2)
+
+
+@pytest.mark.parametrize("side", ["up", "low"])
+def test_scaled_entries_in_intervals_are_certified(side: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window's untilted entries g·R^{−m}(vals ± pad), enclosed in float intervals
+    (`composition._scaled_entries`), against a 200-bit arb reference: on the certified side
+    of every entry (above for ``up``, below for ``low``) and within 1e-11 of it, as are the
+    entry-by-entry balls of the fallback. Tail entries are mostly pad (the round-off bound),
+    so dropping it or taking the wrong side would be caught."""
+    pair = C.poisson_gaussian(Fraction(1, 20), Fraction(1))
+    step = C._steps(pair, C.Grid(h=Fraction(1, 200)))[0]
+    base = C._Vec(list(step.upper), step.off, step.upper_inf)
+    f = C._fft_core(base, 50, side, 1.0, 1 / 200)
+    assert f is not None
+    up = side == "up"
+    fast = C._scaled_entries(f, up)
+    monkeypatch.setattr(C, "_log_ball_iv", lambda x: None)
+    slow = C._scaled_entries(f, up)
+    assert len(fast) == len(slow) == len(f.vals)
+    old = flint.ctx.prec
+    flint.ctx.prec = 200
+    try:
+        g = flint.arb(f.g.upper() if up else f.g.lower())
+        r_inv = 1 / flint.arb(f.R)
+        nonzero = 0
+        for i, x in enumerate(f.vals.tolist()):
+            v = flint.arb(x) + f.err if up else flint.arb(x) - f.slack
+            ref = g * r_inv**i * v
+            if not up and ref < 0:
+                assert fast[i] == 0 and slow[i] == 0
+                continue
+            nonzero += 1
+            for got in (fast[i], slow[i]):
+                assert (got >= ref) if up else (got <= ref)
+                assert abs(got - ref) <= abs(ref) * 1e-11
+    finally:
+        flint.ctx.prec = old
+    assert nonzero > len(f.vals) // 4

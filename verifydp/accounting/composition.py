@@ -2363,6 +2363,45 @@ def _log_ball(x: flint.arb) -> float:
     return math.log(int(man)) + int(exp) * math.log(2)
 
 
+def _scaled_entries(f: _FftOut, upper: bool) -> list[flint.arb]:
+    """The window's untilted entries as point balls: g·R^{−m}·(vals_m + err) rounded up
+    (`upper`) or g·R^{−m}·max(vals_m − slack, 0) rounded down. The factors g·R^{−m} are
+    enclosed in float intervals (`vecint`: log g and log R outward, then e^{log g − m log R})
+    where every exponent is within ±700; otherwise each is a ball (arb, entry by entry)."""
+    vals = f.vals
+    n = len(vals)
+    m = np.arange(n, dtype=float)
+    lg = _log_ball_iv(f.g)
+    if lg is not None:
+        lr = vi.log_points(np.array([f.R]))
+        step = vi.mul((m, m), (np.full(n, lr[0][0]), np.full(n, lr[1][0])))
+        y = vi.sub((np.full(n, lg[0]), np.full(n, lg[1])), step)
+        if np.all(np.abs(y[0]) < 700) and np.all(np.abs(y[1]) < 700):
+            glo, ghi = vi.exp(y)
+            if upper:
+                ent = vi.rup(vi.rup(vals + f.err) * ghi)
+                return [flint.arb(x) for x in np.maximum(ent, 0.0).tolist()]
+            ent = np.maximum(vi.rdn(vi.rdn(vals - f.slack) * glo), 0.0)
+            return [flint.arb(x) for x in ent.tolist()]
+    g = f.g
+    r_inv = 1 / flint.arb(f.R)
+    out: list[flint.arb] = []
+    for x in vals.tolist():
+        if upper:
+            out.append(flint.arb((g * flint.arb(x + f.err) * (1 + 2.0**-52)).upper()))
+        else:
+            out.append(flint.arb((g * flint.arb(max(x - f.slack, 0.0)) * (1 - 2.0**-52)).lower()))
+        g = g * r_inv
+    return out
+
+
+def _log_ball_iv(x: flint.arb) -> tuple[float, float] | None:
+    """Floats enclosing log x for a ball x > 0 (None when x is not certainly positive)."""
+    if not x > 0:
+        return None
+    return vi.of_ball(x.log())
+
+
 def _power_fft(base: _Vec, k: int, side: str, target: float, h: float) -> _Vec | None:
     """`_fft_core` with the window's entries as balls (a `_Vec`), the masses outside it
     moved as `side` says (`_fft_core`)."""
@@ -2370,20 +2409,8 @@ def _power_fft(base: _Vec, k: int, side: str, target: float, h: float) -> _Vec |
     if f is None:
         return None
     upper = side != "low"
-    Ra = flint.arb(f.R)
-    g = f.g
-    err, slack, below, above, lost = f.err, f.slack, f.below, f.above, f.lost
-    vals = f.vals
-    r_inv = 1 / Ra
-    out_c: list[flint.arb] = []
-    for x in vals.tolist():
-        if upper:
-            out_c.append(g * flint.arb(x + err) * (1 + 2.0**-52))
-        else:
-            out_c.append(flint.arb((g * flint.arb(max(x - slack, 0.0)) * (1 - 2.0**-52)).lower()))
-        g = g * r_inv
-    if upper:
-        out_c = [flint.arb(x.upper()) for x in out_c]
+    below, above, lost = f.below, f.above, f.lost
+    out_c = _scaled_entries(f, upper)
     out = flint.arb(0)
     if side == "up":
         out_c[0] = out_c[0] + below
