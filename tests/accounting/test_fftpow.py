@@ -158,3 +158,29 @@ def test_scaled_entries_in_intervals_are_certified(side: str,
     finally:
         flint.ctx.prec = old
     assert nonzero > len(f.vals) // 4
+
+
+@pytest.mark.parametrize("upper", [True, False])
+def test_tilted_entries_are_certified(upper: bool) -> None:
+    """The tilted one-step vector a_i vs ends_i·R^i/K (`composition._tilted_entries`): float
+    intervals where the exponents allow, arb entry by entry beyond ±700 (forced here by a
+    K of 1e-320's order: e^{−log K} ≈ e^{737}); both on the certified side of a 200-bit
+    reference and within 1e-11 of it."""
+    rng = np.random.default_rng(5)
+    ends = [flint.arb(float(x)) for x in rng.random(300) * 1e-3]
+    ends[7] = flint.arb(0)
+    v = np.array([float(x) for x in ends])
+    for R, K in ((1.0371, 2.5), (11.0, 1e305)):
+        a = C._tilted_entries(ends, v, R, K, upper)
+        old = flint.ctx.prec
+        flint.ctx.prec = 200
+        try:
+            for i, x in enumerate(ends):
+                ref = x * flint.arb(R) ** i / flint.arb(K)
+                if ref == 0:
+                    assert a[i] == 0
+                    continue
+                assert (flint.arb(a[i]) >= ref) if upper else (flint.arb(a[i]) <= ref)
+                assert abs(flint.arb(a[i]) - ref) <= ref * 1e-11
+        finally:
+            flint.ctx.prec = old

@@ -2137,6 +2137,40 @@ def _chernoff(poly: flint.arb_poly, la: np.ndarray, k: int, cut: int, above: boo
     return (poly(x) ** k) * (-(flint.arb(lam) * cut)).exp()
 
 
+def _tilted_entries(ends: list[flint.arb], v: np.ndarray, R: float, K: float,
+                    upper: bool) -> np.ndarray:
+    """Floats a_i ≥ ends_i·R^i/K (`upper`) or 0 ≤ a_i ≤ ends_i·R^i/K: the factors R^i/K in
+    float intervals (`vecint`: e^{i·log R − log K}, logs enclosed outward) where every
+    exponent is within ±700, else entry by entry in arb. Entries with v_i = 0 stay 0 unless
+    an upper end is positive."""
+    n = len(ends)
+    i = np.arange(n, dtype=float)
+    lr = vi.log_points(np.array([R]))
+    lk = vi.log_points(np.array([K]))
+    y = vi.sub(vi.mul((i, i), (np.full(n, lr[0][0]), np.full(n, lr[1][0]))),
+               (np.full(n, lk[0][0]), np.full(n, lk[1][0])))
+    if np.all(np.abs(y[0]) < 700) and np.all(np.abs(y[1]) < 700):
+        flo, fhi = vi.exp(y)
+        if upper:
+            e_hi = np.array([vi.of_ball(x)[1] for x in ends])
+            a = np.where(e_hi > 0, vi.rup(e_hi * fhi), 0.0)
+        else:
+            e_lo = np.array([vi.of_ball(x)[0] for x in ends])
+            a = np.where(v > 0, np.maximum(vi.rdn(e_lo * flo), 0.0), 0.0)
+        return a
+    inv_k = 1 / flint.arb(K)
+    Ra = flint.arb(R)
+    a = np.zeros(n)
+    p = flint.arb(1)
+    for j, x in enumerate(ends):
+        if v[j] > 0 or (upper and x > 0):
+            t = x * p * inv_k
+            a[j] = (np.nextafter(float(t.upper()), math.inf) if upper
+                    else max(np.nextafter(float(t.lower()), -math.inf), 0.0))
+        p = p * Ra
+    return a
+
+
 def _fft_core(base: _Vec, k: int, side: str, target: float, h: float,
               flat: bool = False) -> _FftOut | None:
     """The k-fold composition of a (windowed) step vector by float FFT with certified
@@ -2176,15 +2210,7 @@ def _fft_core(base: _Vec, k: int, side: str, target: float, h: float,
     K = float(w.sum())
     if not (math.isfinite(K) and K > 0):
         return None
-    inv_k = 1 / flint.arb(K)
-    a = np.zeros(n)
-    p = flint.arb(1)
-    for i, x in enumerate(ends):
-        if v[i] > 0 or (upper and x > 0):
-            y = x * p * inv_k
-            a[i] = (np.nextafter(float(y.upper()), math.inf) if upper
-                    else max(np.nextafter(float(y.lower()), -math.inf), 0.0))
-        p = p * Ra
+    a = _tilted_entries(ends, v, R, K, upper)
     if not np.all(np.isfinite(a)):
         return None
     poly = flint.arb_poly([flint.arb(float(x)) for x in a])
