@@ -169,6 +169,7 @@ def test_tilted_entries_are_certified(upper: bool) -> None:
     rng = np.random.default_rng(5)
     ends = [flint.arb(float(x)) for x in rng.random(300) * 1e-3]
     ends[7] = flint.arb(0)
+    ends[9] = flint.arb(2) ** -1100  # positive, below the subnormals: its float is 0
     v = np.array([float(x) for x in ends])
     for R, K in ((1.0371, 2.5), (11.0, 1e305)):
         a = C._tilted_entries(ends, v, R, K, upper)
@@ -181,6 +182,7 @@ def test_tilted_entries_are_certified(upper: bool) -> None:
                     assert a[i] == 0
                     continue
                 assert (flint.arb(a[i]) >= ref) if upper else (flint.arb(a[i]) <= ref)
-                assert abs(flint.arb(a[i]) - ref) <= ref * 1e-11
+                if ref > 1e-290:  # relative accuracy in the normal range only
+                    assert abs(flint.arb(a[i]) - ref) <= ref * 1e-11
         finally:
             flint.ctx.prec = old

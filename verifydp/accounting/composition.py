@@ -2139,7 +2139,8 @@ def _chernoff(poly: flint.arb_poly, la: np.ndarray, k: int, cut: int, above: boo
 
 def _tilted_entries(ends: list[flint.arb], v: np.ndarray, R: float, K: float,
                     upper: bool) -> np.ndarray:
-    """Floats a_i ≥ ends_i·R^i/K (`upper`) or 0 ≤ a_i ≤ ends_i·R^i/K: the factors R^i/K in
+    """Floats a_i ≥ ends_i·R^i/K (`upper`) or 0 ≤ a_i ≤ ends_i·R^i/K for the exact points
+    ends_i (balls of radius 0, such as a ball's `upper()`): the factors R^i/K in
     float intervals (`vecint`: e^{i·log R − log K}, logs enclosed outward) where every
     exponent is within ±700, else entry by entry in arb. Entries with v_i = 0 stay 0 unless
     an upper end is positive."""
@@ -2151,13 +2152,15 @@ def _tilted_entries(ends: list[flint.arb], v: np.ndarray, R: float, K: float,
                (np.full(n, lk[0][0]), np.full(n, lk[1][0])))
     if np.all(np.abs(y[0]) < 700) and np.all(np.abs(y[1]) < 700):
         flo, fhi = vi.exp(y)
+        # the ends are exact points; a float conversion errs by under one ulp (or one
+        # subnormal ulp), which `rup`/`rdn` step over
+        f = np.array([float(x) for x in ends])
         if upper:
-            e_hi = np.array([vi.of_ball(x)[1] for x in ends])
-            a = np.where(e_hi > 0, vi.rup(e_hi * fhi), 0.0)
-        else:
-            e_lo = np.array([vi.of_ball(x)[0] for x in ends])
-            a = np.where(v > 0, np.maximum(vi.rdn(e_lo * flo), 0.0), 0.0)
-        return a
+            pos = f > 0
+            for j in np.nonzero(f == 0)[0].tolist():  # an end below the subnormals
+                pos[j] = bool(ends[j] > 0)
+            return np.where(pos, vi.rup(vi.rup(f) * fhi), 0.0)
+        return np.where(v > 0, np.maximum(vi.rdn(vi.rdn(f) * flo), 0.0), 0.0)
     inv_k = 1 / flint.arb(K)
     Ra = flint.arb(R)
     a = np.zeros(n)
