@@ -2141,17 +2141,15 @@ def _tilted_entries(ends: list[flint.arb], v: np.ndarray, R: float, K: float,
                     upper: bool) -> np.ndarray:
     """Floats a_i ≥ ends_i·R^i/K (`upper`) or 0 ≤ a_i ≤ ends_i·R^i/K for the exact points
     ends_i (balls of radius 0, such as a ball's `upper()`): the factors R^i/K in
-    float intervals (`vecint`: e^{i·log R − log K}, logs enclosed outward) where every
-    exponent is within ±700, else entry by entry in arb. Entries with v_i = 0 stay 0 unless
+    float intervals (`vecint.exp_affine` of i·log R − log K, logs enclosed outward) where
+    the exponents allow, else entry by entry in arb. Entries with v_i = 0 stay 0 unless
     an upper end is positive."""
     n = len(ends)
-    i = np.arange(n, dtype=float)
     lr = vi.log_points(np.array([R]))
     lk = vi.log_points(np.array([K]))
-    y = vi.sub(vi.mul((i, i), (np.full(n, lr[0][0]), np.full(n, lr[1][0]))),
-               (np.full(n, lk[0][0]), np.full(n, lk[1][0])))
-    if np.all(np.abs(y[0]) < 700) and np.all(np.abs(y[1]) < 700):
-        flo, fhi = vi.exp(y)
+    fac = vi.exp_affine((-float(lk[1][0]), -float(lk[0][0])), (float(lr[0][0]), float(lr[1][0])), n)
+    if fac is not None:
+        flo, fhi = fac
         # the ends are exact points; a float conversion errs by under one ulp (or one
         # subnormal ulp), which `rup`/`rdn` step over
         f = np.array([float(x) for x in ends])
@@ -2395,18 +2393,16 @@ def _log_ball(x: flint.arb) -> float:
 def _scaled_entries(f: _FftOut, upper: bool) -> list[flint.arb]:
     """The window's untilted entries as point balls: g·R^{−m}·(vals_m + err) rounded up
     (`upper`) or g·R^{−m}·max(vals_m − slack, 0) rounded down. The factors g·R^{−m} are
-    enclosed in float intervals (`vecint`: log g and log R outward, then e^{log g − m log R})
-    where every exponent is within ±700; otherwise each is a ball (arb, entry by entry)."""
+    enclosed in float intervals (`vecint.exp_affine` of log g − m·log R, logs outward) where
+    the exponents allow; otherwise each is a ball (arb, entry by entry)."""
     vals = f.vals
     n = len(vals)
-    m = np.arange(n, dtype=float)
     lg = _log_ball_iv(f.g)
     if lg is not None:
         lr = vi.log_points(np.array([f.R]))
-        step = vi.mul((m, m), (np.full(n, lr[0][0]), np.full(n, lr[1][0])))
-        y = vi.sub((np.full(n, lg[0]), np.full(n, lg[1])), step)
-        if np.all(np.abs(y[0]) < 700) and np.all(np.abs(y[1]) < 700):
-            glo, ghi = vi.exp(y)
+        fac = vi.exp_affine(lg, (-float(lr[1][0]), -float(lr[0][0])), n)
+        if fac is not None:
+            glo, ghi = fac
             if upper:
                 ent = vi.rup(vi.rup(vals + f.err) * ghi)
                 return [flint.arb(x) for x in np.maximum(ent, 0.0).tolist()]

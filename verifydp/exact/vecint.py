@@ -19,8 +19,8 @@ import math
 import flint
 import numpy as np
 
-__all__ = ["Iv", "add", "ball_of", "balls", "exp", "exp_points", "grouped_sum", "log",
-           "log_points", "mul", "of_ball", "pad", "rdn", "rup", "sub"]
+__all__ = ["Iv", "add", "ball_of", "balls", "exp", "exp_affine", "exp_points", "grouped_sum",
+           "log", "log_points", "mul", "of_ball", "pad", "rdn", "rup", "sub"]
 
 Iv = tuple[np.ndarray, np.ndarray]
 
@@ -118,6 +118,30 @@ def exp_points(y: np.ndarray) -> Iv:
 def exp(a: Iv) -> Iv:
     """e^a for an interval a (monotone: the lower end's lower bound, the upper end's upper)."""
     return exp_points(a[0])[0], exp_points(a[1])[1]
+
+
+def exp_affine(c: tuple[float, float], d: tuple[float, float], n: int,
+               block: int = 512) -> Iv | None:
+    """An enclosure of e^{c + m·d}, m = 0 … n − 1, for intervals c ∋ c₀ and d ∋ d₀ (floats):
+    e^{c + bB·d}·e^{j·d} with m = bB + j, the two short tables by `exp` and their products
+    rounded outward (both factors are positive, so the ends multiply end by end). None when
+    an exponent leaves ±700 (the caller then computes in balls)."""
+    bs = np.arange(0, n, block, dtype=float)
+    js = np.arange(min(block, n), dtype=float)
+
+    def aff(c0: float, c1: float, m: np.ndarray) -> Iv:
+        return add((np.full(len(m), c0), np.full(len(m), c1)),
+                   mul((m, m), (np.full(len(m), d[0]), np.full(len(m), d[1]))))
+
+    yb = aff(c[0], c[1], bs)
+    yj = aff(0.0, 0.0, js)
+    ends = aff(c[0], c[1], np.array([0.0, float(n - 1)]))  # the exponent is monotone in m
+    if not all(np.all(np.abs(y) < 700) for y in (*yb, *yj, *ends)):
+        return None
+    eb, ej = exp(yb), exp(yj)
+    reps = np.repeat(np.arange(len(bs)), len(js))[:n]
+    tile = np.tile(np.arange(len(js)), len(bs))[:n]
+    return rdn(eb[0][reps] * ej[0][tile]), rup(eb[1][reps] * ej[1][tile])
 
 
 _LOG_DEG = 14
