@@ -2256,10 +2256,12 @@ def _fft_core(base: _Vec, k: int, side: str, target: float, h: float,
     kk = flint.arb(K) ** k
     below = kk * _chernoff(poly, la, k, lo_i - 1, False, Ra) if lo_i > 0 else flint.arb(0)
     above = kk * _chernoff(poly, la, k, hi_i + 1, True, Ra) if hi_i < span - 1 else flint.arb(0)
-    total = sum((flint.arb(x.upper()) for x in base.c), flint.arb(0))
     # paths with a step in `out`: (T + o)^k − T^k ≤ k·o·(T + o)^(k−1) (no cancellation)
-    t_o = flint.arb((total + base.out).upper())
-    lost = k * flint.arb(base.out.upper()) * t_o ** (k - 1)
+    lost = flint.arb(0)
+    if base.out.upper() > 0:  # else no mass was dropped: no such paths
+        total = sum((flint.arb(x.upper()) for x in base.c), flint.arb(0))
+        t_o = flint.arb((total + base.out).upper())
+        lost = k * flint.arb(base.out.upper()) * t_o ** (k - 1)
     return _FftOut(vals, k * base.off + lo_i, R, kk * Ra ** (-lo_i), err,
                    (err + al) * (1 + 2.0**-50), below, above, lost, al)
 
