@@ -2121,7 +2121,7 @@ def _chernoff(poly: flint.arb_poly, la: np.ndarray, k: int, cut: int, above: boo
     g = (math.sqrt(5) - 1) / 2
     x1, x2 = hi_t - g * (hi_t - lo_t), lo_t + g * (hi_t - lo_t)
     f1, f2 = f(sign * 10**x1), f(sign * 10**x2)
-    for _ in range(36):
+    for _ in range(24):
         if f1 <= f2:
             hi_t, x2, f2 = x2, x1, f1
             x1 = hi_t - g * (hi_t - lo_t)
