@@ -51,15 +51,15 @@ def test_a_taylor_model_without_its_remainder_is_caught(monkeypatch) -> None:  #
     monkeypatch.setattr(N, "_IV_DEG", 2)
     lo, hi, _ = N.normal_tail(c, s, x)
     assert _encloses(lo, hi, exact)
-    real = N.erfc_taylor
+    real = N.taylor_iv
 
     def no_remainder(z, terms):  # type: ignore[no-untyped-def]
         out = real(z, terms)
         if terms == N._IV_DEG + 2:  # the remainder's coefficient over the block's ball
-            out[-1] = flint.arb(0)
+            out[-1] = (np.zeros_like(out[-1][0]), np.zeros_like(out[-1][1]))
         return out
 
-    monkeypatch.setattr(N, "erfc_taylor", no_remainder)
+    monkeypatch.setattr(N, "taylor_iv", no_remainder)
     lo, hi, _ = N.normal_tail(c, s, x)
     assert not _encloses(lo, hi, exact)
 
@@ -133,3 +133,33 @@ def test_interval_losses_enclose_the_exact_loss() -> None:
         exact = [mpmath.log(dens(pair.p, t) / dens(pair.q, t)) for t in x]
     assert _encloses(lo, hi, exact)
     assert np.all(hi - lo <= 1e-12 * np.maximum(np.abs(hi), 1))
+
+
+def test_taylor_coefficients_in_intervals_match_arb() -> None:
+    """`normal_iv.taylor_iv` (all blocks at once, vector intervals) against `erfc_taylor`
+    (arb, one z at a time, the reference): each interval overlaps the arb ball and is about
+    as tight; over a wide z interval (the remainder's ball)
+    it encloses the arb coefficients at points of it. A sign slip in the Hermite recursion
+    (+2m instead of −2m) is caught."""
+    zs = np.array([0.0, 0.3, 1.0, 2.7, 6.1, 11.0, 19.5])
+    got = N.taylor_iv((zs, zs), N._IV_DEG + 2)
+    for b, z in enumerate(zs.tolist()):
+        ref = N.erfc_taylor(flint.arb(z), N._IV_DEG + 2)[1:]
+        for (lo, hi), r in zip(got, ref, strict=True):
+            assert flint.arb(lo[b]) <= r.upper() and flint.arb(hi[b]) >= r.lower()
+            # as tight as arb's ball up to a factor 10 (near a root of a Hermite polynomial
+            # both lose digits to cancellation), or 1e-12 of the value
+            assert hi[b] - lo[b] <= 20 * float(r.rad()) + 1e-12 * abs(float(r)) + 1e-300
+    wide = N.taylor_iv((np.array([2.0]), np.array([2.125])), N._IV_DEG + 2)
+    for z in (2.0, 2.06, 2.125):
+        ref = N.erfc_taylor(flint.arb(z), N._IV_DEG + 2)[1:]
+        for (lo, hi), r in zip(wide, ref, strict=True):
+            assert flint.arb(lo[0]) <= r.lower() and r.upper() <= flint.arb(hi[0])
+    # the mutant recursion: H_{m+1} = 2zH_m + 2mH_{m−1} gives other coefficients
+    bad = [flint.arb(1), 2 * flint.arb(2.7)]
+    for m in range(1, 6):
+        bad.append(2 * flint.arb(2.7) * bad[-1] + 2 * m * bad[-2])
+    g = 2 / flint.arb.pi().sqrt() * (-(flint.arb(2.7) ** 2)).exp()
+    a5_bad = -g * bad[4] / flint.arb.fac_ui(5)
+    lo, hi = got[4]
+    assert not (flint.arb(lo[3]) <= a5_bad <= flint.arb(hi[3]))

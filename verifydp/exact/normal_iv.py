@@ -16,7 +16,7 @@ import numpy as np
 from verifydp.exact import vecint as vi
 from verifydp.exact.arb import ball
 
-__all__ = ["erfc_taylor", "normal_tail"]
+__all__ = ["erfc_taylor", "normal_tail", "taylor_iv"]
 
 _SQRT2_BALL = flint.arb(2).sqrt()
 _IV_DEG = 16        # the interval path's Taylor degree for erfc (`erfc_taylor`)
@@ -42,15 +42,52 @@ def erfc_taylor(z: flint.arb, terms: int) -> list[flint.arb]:
     return out
 
 
+_INV_FACT = [vi.of_ball(1 / flint.arb.fac_ui(n)) for n in range(_IV_DEG + 3)]
+_TWO_OVER_SQRTPI_IV = vi.of_ball(_TWO_OVER_SQRTPI)
+_IV_ZMAX = 26.0     # e^{−z²} stays above the subnormals up to here; beyond, arb
+
+
+def _square(z: vi.Iv) -> vi.Iv:
+    """z² for an interval (0 at the bottom when it straddles 0)."""
+    a, b = z[0] * z[0], z[1] * z[1]
+    lo = np.where((z[0] > 0) | (z[1] < 0), np.minimum(a, b), 0.0)
+    return np.maximum(vi.rdn(lo), 0.0), vi.rup(np.maximum(a, b))
+
+
+def _const(c: tuple[float, float], n: int) -> vi.Iv:
+    return np.full(n, c[0]), np.full(n, c[1])
+
+
+def taylor_iv(z: vi.Iv, terms: int) -> list[vi.Iv]:
+    """`erfc_taylor`'s coefficients a_1 … a_{terms−1} in vector intervals, for many z at once
+    (each z an interval; |z| < 26): a_n = (−1)^n (2/√π) e^{−z²} H_{n−1}(z)/n!, the Hermite
+    recursion H_{m+1} = 2zH_m − 2mH_{m−1} in intervals (Abramowitz & Stegun 7.1.19,
+    22.7.13)."""
+    n = len(z[0])
+    sq = _square(z)
+    g = vi.mul(vi.exp((-sq[1], -sq[0])), _const(_TWO_OVER_SQRTPI_IV, n))
+    two_z = (2 * z[0], 2 * z[1])  # exact
+    h_prev: vi.Iv = (np.zeros(n), np.zeros(n))
+    h: vi.Iv = (np.ones(n), np.ones(n))
+    out: list[vi.Iv] = []
+    for m in range(1, terms):
+        term = vi.mul(vi.mul(g, h), _const(_INV_FACT[m], n))
+        out.append(term if m % 2 == 0 else (-term[1], -term[0]))
+        c = float(2 * (m - 1))  # exact
+        h_prev, h = h, vi.sub(vi.mul(two_z, h), vi.mul(h_prev, (np.full(n, c), np.full(n, c))))
+    return out
+
+
 def normal_tail(c: Fraction, scale: Fraction, x: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The tail of N(c, s²) beyond each cut x (floats, increasing): an enclosure [lo, hi] of
     erfc(z)/2, z = |x − c|/(s√2), and the side (True: right of c, the survival
-    function). The same Taylor models on larger blocks of degree 16 (`erfc_taylor` at the
-    anchor z_b for the coefficients, at the ball z_b ± R for the Lagrange remainder
-    |a_{d+1}|R^{d+1}: under (1/8)^17/17! of the value for z > 1); the polynomial is evaluated
-    at every cut of every block at once by Horner in intervals, at the offsets
-    t = ±(x − x_b)/(s√2) enclosed in intervals."""
+    function). The same Taylor models on larger blocks of degree 16 (the coefficients at the
+    anchor z_b, and over the ball z_b ± R for the Lagrange remainder |a_{d+1}|R^{d+1}: under
+    (1/8)^17/17! of the value for z > 1): a_0 = erfc(z_b) in arb per block, the others for
+    every block at once in intervals (`taylor_iv`; `erfc_taylor` in arb where |z| + R ≥ 26);
+    the polynomial is evaluated at every cut of every block at once by Horner in intervals,
+    at the offsets t = ±(x − x_b)/(s√2) enclosed in intervals."""
     ca, sa = ball(c), ball(scale)
     k = 1 / (sa * _SQRT2_BALL)
     cf = float(c)
@@ -64,32 +101,54 @@ def normal_tail(c: Fraction, scale: Fraction, x: np.ndarray
     deg = _IV_DEG
     blk_i, blk_coef, blk_rem, blk_xb, blk_k = [], [], [], [], []
     k_iv, mk_iv = vi.of_ball(k), vi.of_ball(-k)
+    anchors: list[tuple[int, int, bool, flint.arb]] = []
     for i, j in zip(bounds[:-1], bounds[1:], strict=True):
         side = bool(right[i])
         kk = k if side else -k
-        coeffs: list[flint.arb] = []
-        tail: list[flint.arb] = []
-        big_r = flint.arb(0)
-        if j - i >= 6:
-            b = (i + j) // 2
-            xb = flint.arb(float(x[b]))
-            zb = (xb - ca) * kk
-            big_r = max(abs((flint.arb(float(x[i])) - xb) * kk).upper(),
-                        abs((flint.arb(float(x[j - 1])) - xb) * kk).upper())
-            coeffs = erfc_taylor(zb, deg + 1)
-            tail = erfc_taylor(zb + flint.arb(0, big_r), deg + 2)
-        if len(coeffs) < deg + 1 or len(tail) < deg + 2:
-            for m in range(i, j):  # one erfc per cut (few cuts, or a short series)
+        if j - i < 6:
+            for m in range(i, j):  # one erfc per cut (few cuts)
                 xm = flint.arb(float(x[m]))
                 z = ((xm - ca) if side else (ca - xm)) * k
                 lo[m], hi[m] = vi.of_ball(z.erfc() / 2)
             continue
-        rem = abs(tail[deg + 1]) * flint.arb(big_r) ** (deg + 1) / 2
-        blk_i.append((i, j))
-        blk_coef.append([vi.of_ball(a / 2) for a in coeffs[:deg + 1]])
-        blk_rem.append(vi.of_ball(rem)[1])
-        blk_xb.append(float(x[(i + j) // 2]))
-        blk_k.append(k_iv if side else mk_iv)
+        xb = flint.arb(float(x[(i + j) // 2]))
+        anchors.append((i, j, side, (xb - ca) * kk))
+    if anchors:
+        # the block radius R ≥ |t| at the block's first and last cut, t = ±(x − x_b)/(s√2)
+        nb = len(anchors)
+        xb_f = np.array([float(x[(i + j) // 2]) for i, j, _, _ in anchors])
+        kiv = (np.array([(k_iv if sd else mk_iv)[0] for _, _, sd, _ in anchors]),
+               np.array([(k_iv if sd else mk_iv)[1] for _, _, sd, _ in anchors]))
+        r = np.zeros(nb)
+        for ends in ([x[i] for i, _, _, _ in anchors], [x[j - 1] for _, j, _, _ in anchors]):
+            d = np.asarray(ends) - xb_f
+            t = vi.mul((vi.rdn(d), vi.rup(d)), kiv)
+            r = np.maximum(r, np.maximum(np.abs(t[0]), np.abs(t[1])))
+        z_iv = ([vi.of_ball(zb)[0] for *_, zb in anchors], [vi.of_ball(zb)[1] for *_, zb in anchors])
+        zl, zh = np.asarray(z_iv[0]), np.asarray(z_iv[1])
+        near = (np.abs(zl) + r < _IV_ZMAX) & (np.abs(zh) + r < _IV_ZMAX)
+        ci = np.flatnonzero(near)
+        coef_iv = taylor_iv((zl[ci], zh[ci]), deg + 1)
+        tail_iv = taylor_iv((vi.rdn(zl[ci] - r[ci]), vi.rup(zh[ci] + r[ci])), deg + 2)[-1]
+        slot = {int(b): q for q, b in enumerate(ci.tolist())}
+        for b, (i, j, side, zb) in enumerate(anchors):
+            if b in slot:
+                q = slot[b]
+                coeffs = [vi.of_ball(zb.erfc() / 2)] + [
+                    (a[0][q] / 2, a[1][q] / 2) for a in coef_iv]  # halving is exact
+                top = max(abs(float(tail_iv[0][q])), abs(float(tail_iv[1][q])))
+                rem = vi.of_ball(flint.arb(top) * flint.arb(float(r[b])) ** (deg + 1) / 2)[1]
+            else:  # far in the tail: the coefficients in arb
+                big_r = flint.arb(float(r[b]))
+                c_arb = erfc_taylor(zb, deg + 1)
+                t_arb = erfc_taylor(zb + flint.arb(0, big_r), deg + 2)
+                coeffs = [vi.of_ball(a / 2) for a in c_arb]
+                rem = vi.of_ball(abs(t_arb[deg + 1]) * big_r ** (deg + 1) / 2)[1]
+            blk_i.append((i, j))
+            blk_coef.append(coeffs)
+            blk_rem.append(rem)
+            blk_xb.append(float(xb_f[b]))
+            blk_k.append(k_iv if side else mk_iv)
     if blk_i:
         which = np.repeat(np.arange(len(blk_i)), [j - i for i, j in blk_i])
         pos = np.concatenate([np.arange(i, j) for i, j in blk_i])
