@@ -120,12 +120,13 @@ def exp(a: Iv) -> Iv:
     return exp_points(a[0])[0], exp_points(a[1])[1]
 
 
-def exp_affine(c: tuple[float, float], d: tuple[float, float], n: int,
-               block: int = 512) -> Iv | None:
+def exp_affine(c: tuple[float, float], d: tuple[float, float], n: int) -> Iv | None:
     """An enclosure of e^{c + m·d}, m = 0 … n − 1, for intervals c ∋ c₀ and d ∋ d₀ (floats):
-    e^{c + bB·d}·e^{j·d} with m = bB + j, the two short tables by `exp` and their products
-    rounded outward (both factors are positive, so the ends multiply end by end). None when
-    an exponent leaves ±700 (the caller then computes in balls)."""
+    e^{c + bB·d}·e^{j·d} with m = bB + j (B ≈ √n), both short tables by one `exp_points`
+    call and their products rounded outward (both factors are positive, so the ends
+    multiply end by end). None when an exponent leaves ±700 (the caller then computes in
+    balls)."""
+    block = max(1, math.isqrt(max(n - 1, 0)) + 1)
     bs = np.arange(0, n, block, dtype=float)
     js = np.arange(min(block, n), dtype=float)
 
@@ -138,9 +139,12 @@ def exp_affine(c: tuple[float, float], d: tuple[float, float], n: int,
     ends = aff(c[0], c[1], np.array([0.0, float(n - 1)]))  # the exponent is monotone in m
     if not all(np.all(np.abs(y) < 700) for y in (*yb, *yj, *ends)):
         return None
-    eb, ej = exp(yb), exp(yj)
-    reps = np.repeat(np.arange(len(bs)), len(js))[:n]
-    tile = np.tile(np.arange(len(js)), len(bs))[:n]
+    nb, nj = len(bs), len(js)
+    e_lo, e_hi = exp_points(np.concatenate((yb[0], yj[0], yb[1], yj[1])))
+    eb = e_lo[:nb], e_hi[nb + nj:2 * nb + nj]
+    ej = e_lo[nb:nb + nj], e_hi[2 * nb + nj:]
+    reps = np.repeat(np.arange(nb), nj)[:n]
+    tile = np.tile(np.arange(nj), nb)[:n]
     return rdn(eb[0][reps] * ej[0][tile]), rup(eb[1][reps] * ej[1][tile])
 
 
