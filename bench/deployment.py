@@ -10,7 +10,9 @@ steps) 5 s or more (issue 29's goal 4, on 2 cores), its relative width is 5 % or
 (issue 16), or when the fixed-size, shuffle or with-replacement example's Poisson
 accountant is not flagged. The shuffle example's bracket is not a lattice's (no
 amplification assumed above, Chua et al.'s max test below: its width is the gap between
-them), so its width is printed, not held to 5 %. The proportional-allocation example
+them), so it is held to issue 30's own goal instead of 5 %: half the 61 % the issue measured
+(≤ 30.5 %), with the report stating the open gap; it misses that today (61 %: no upper
+theorem below no amplification, docs/design-files.md#shuffle). The proportional-allocation example
 misses 5 % today (its upper end aligns shifts that a concrete dataset cannot all realise:
 proofs/deployment_pairs.md#resized), and so does the with-replacement example under
 substitution (16 %: its upper end is at the floor of any single dominating pair, the
@@ -39,7 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MAX_SECONDS = 20.0
 FAST = {"deploy_dpsgd_fixed_batch.toml": 5.0}  # issue 29: 10^4 steps in 5 s
 MAX_WIDTH = 0.05
-NARROW = {"deploy_dpsgd_balls_and_bins.toml": 0.01}  # issue 30: balls-and-bins within 1 %
+NARROW = {"deploy_dpsgd_balls_and_bins.toml": 0.01,  # issue 30: balls-and-bins within 1 %
+          "deploy_dpsgd_shuffle.toml": 0.305}  # issue 30: at least halve the 61 % it measured
 FLAGGED = ("fixed_batch", "shuffle", "with_replacement")  # Poisson accountants that understate
 
 
@@ -76,8 +79,10 @@ def main() -> int:
         if dep.note:
             print(f"{'':40s} {dep.note}")
         most = NARROW.get(name, MAX_WIDTH)
-        if width >= most and "shuffle" not in name:
-            misses.append(f"{name}: relative width {width:.2%} ≥ {most:.0%}")
+        if width >= most:
+            misses.append(f"{name}: relative width {width:.2%} ≥ {most:.1%}")
+        if "shuffle" in name and "gap is open" not in (dep.note or ""):
+            misses.append(f"{name}: the report does not state the open gap")
         flagged = dep.accountant is not None and dep.accountant.understates is not None
         if any(k in name for k in FLAGGED) and not flagged:
             misses.append(f"{name}: the Poisson accountant was not flagged")
