@@ -309,3 +309,42 @@ def test_a_symmetrised_pair_gets_a_lattice_from_its_tolerance() -> None:
     b = C.compose(sym, 1, epsilon=F(1, 2), rtol=F(1, 2), max_refinements=1)
     both = C.compose(inner, 1, epsilon=F(1, 2), rtol=F(1, 100))
     assert both.lo <= b.hi and b.hi <= both.hi * F(11, 10)
+
+
+@pytest.mark.parametrize("target", [None, 1.0])
+def test_upper_end_from_suffix_sums_matches_the_cellwise_sum(target: float | None) -> None:
+    """`_upper` (Σ c_i − e^ε Σ c_i e^{−s_i} over the cells above ε, one ball polynomial)
+    against the cell-by-cell sum Σ c_i (1 − e^{ε−s_i})_+ at 200 bits, for ε on a lattice
+    point, just above and below one, in the bulk and far in the tail: never below it (sound)
+    and within 1e-9 of it. A mutant that starts one cell late (drops the first cell above ε)
+    is caught."""
+    import flint
+
+    from verifydp.exact.arb import ball
+
+    pair = C.poisson_gaussian(F(1, 20), F(1))
+    grid = C.Grid(h=F(1, 200))
+    comp = C.composed(pair, 40, grid, target=target)
+    up = comp.upper[0]
+    assert up is not None
+    suffix = C._suffix(up, grid.h)
+    h = grid.h
+    eps_list = [F(1), F(1) + F(1, 10**9), F(1) - F(1, 10**9), F(1, 3), F(3), F(6)]
+    old = flint.ctx.prec
+    for eps in eps_list:
+        got = C._upper(up, eps, h, suffix)
+        flint.ctx.prec = 200
+        try:
+            ea, ha = ball(eps), ball(h)
+            ref = up.out + sum((c * (1 - (ea - ha * (up.off + i)).exp())
+                                for i, c in enumerate(up.c) if h * (up.off + i) > eps),
+                               flint.arb(0))
+        finally:
+            flint.ctx.prec = old
+        assert ball(got) >= ref.lower()
+        assert abs(ball(got) - ref) <= ref * 1e-9 + flint.arb(2) ** -1000
+        start = max(0, math.floor(eps / h) + 1 - up.off)
+        if start + 1 < len(up.c) and up.c[start] > 0:
+            mass, tilt = suffix.at(start + 1)
+            late = up.out + mass - flint.arb(ea.mid()).exp() * tilt
+            assert late.upper() < ref.lower()  # the mutant is below the true sum: unsound
