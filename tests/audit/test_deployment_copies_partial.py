@@ -54,8 +54,10 @@ def _float_bounds(pi: float, ws: np.ndarray, mus: np.ndarray, gammas: np.ndarray
         lo, hi = -80.0, 80.0
         for _ in range(200):
             mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if np.sum(ws * np.exp(mus * mid - mus ** 2 / 2)) < g else (lo,
-                                                                                          mid)
+            nxt = (mid, hi) if np.sum(ws * np.exp(mus * mid - mus ** 2 / 2)) < g else (lo, mid)
+            if nxt == (lo, hi):  # a fixed point: the remaining steps repeat this one (~60 of
+                break            # 200 change anything; the same hi, issue 29)
+            lo, hi = nxt
         return float(np.sum(ws * norm.sf(hi - mus)) - g * norm.sf(hi))
 
     def revealed(g: float) -> float:
