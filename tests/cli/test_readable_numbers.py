@@ -3,16 +3,19 @@
 People read decimals — never an exact rational such as `8/1875`, a `Fraction(5, 4)`, a
 dict's repr `{'n': 2}` or `epsilon = t=2` — in the text of `check`, `hunt`, `replay` and
 `convert`; JSON keeps exact rationals as "p/q" and writes every other number in the one
-format of `verifydp.exact.numtext.decimal_string`. `check` (text and JSON) and `regress` run
-as the user runs them, through the installed console script (`_run`); `hunt`, `replay`,
-`convert` and `audit` run in-process through `verifydp.cli.main`, the function the console
-script calls (`_main`): each of them runs through the console script in
+format of `verifydp.exact.numtext.decimal_string`. `regress` runs as the user runs it,
+through the installed console script (`_run`: its user function is imported from the working
+directory); `check` (text and JSON), `hunt`, `replay`, `convert` and `audit` run in-process
+through `verifydp.cli.main`, the function the console script calls (`_main`, `--workers 1`
+for check: the claims inline): each of them runs through the console script in
 tests/cli/test_documented_commands.py, and a console-script run pays about 1.5 s of CPU to
 start (issue 29).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import shutil
@@ -95,8 +98,8 @@ def test_fraction_text_and_json_number() -> None:
 CHECKED = ["must/prop7", "ebadi/fraction:partition", "bun/thm5.3:event"]
 
 
-def test_check_text_has_decimals_only() -> None:
-    proc = _run("check", *CHECKED, "--no-witnesses", "--no-progress", "--workers", "2")
+def test_check_text_has_decimals_only(capsys: pytest.CaptureFixture[str]) -> None:
+    proc = _main(capsys, "check", *CHECKED, "--no-witnesses", "--no-progress", "--workers", "1")
     assert proc.returncode == 0, proc.stderr
     assert "3 claims: 3 refuted" in proc.stdout
     _human(proc.stdout)
@@ -105,20 +108,22 @@ def test_check_text_has_decimals_only() -> None:
     assert "(n = 2, b = 1, m = 1)" in flat  # was {'n': 2, 'b': 1, 'm': 1}
 
 
-# One `check --json` through the console script serves the two JSON tests below (issue 29:
-# kifer/thm6.3 and kifer/rdp-tail were checked by both, each run paying the start-up); both
-# tests sit in one xdist_group so the run happens once in the suite.
+# One `check --json` serves the two JSON tests below (issue 29: kifer/thm6.3 and
+# kifer/rdp-tail were checked by both); both tests sit in one xdist_group so the run happens
+# once in the suite.
 CHECKED_JSON = ["kifer/bayes", "kifer/bayes:corrected", "kifer/rdp-tail", "kifer/thm6.3",
                 "kifer/gdp", "must/prop7"]
 
 
 @pytest.fixture(scope="module")
 def check_json() -> dict[str, dict[str, Any]]:
-    """`verifydp check CHECKED_JSON --json`, each claim's object by id."""
-    proc = _run("check", *CHECKED_JSON, "--json", "--no-witnesses", "--no-progress",
-                "--workers", "2")
-    assert proc.returncode == 0, proc.stderr
-    out = {o["claim"]: o for o in json.loads(proc.stdout)}
+    """`verifydp check CHECKED_JSON --json` in-process, each claim's object by id."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(["check", *CHECKED_JSON, "--json", "--no-witnesses", "--no-progress",
+                     "--workers", "1"])
+    assert code == 0, stderr.getvalue()
+    out = {o["claim"]: o for o in json.loads(stdout.getvalue())}
     assert list(out) == CHECKED_JSON
     return out
 
@@ -252,7 +257,7 @@ def test_claim_sentences_use_the_one_format(check_json: dict[str, dict[str, Any]
     """kifer's and MUST's claimed/actual sentences wrote `≤ 3.72665e-06`, `≤ 5.0855e+13`,
     `max upper end -2.98e-09` (Python's %g); numbers in a sentence are in the one format.
 
-    kifer's claims come from the console script's `check --json` (the fixture); MUST's two
+    kifer's claims come from `check --json` (the fixture); MUST's two
     (≈ 10 s of checking) are the same full-budget checks that tests/claims/test_must_figs.py
     and test_must_pair.py read, as `check --json` writes each claim (`res.to_json()`,
     verifydp/cli/main.py `_check_one`), computed once for all three (issue 29)."""
