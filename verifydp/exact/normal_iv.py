@@ -99,7 +99,11 @@ def normal_tail(c: Fraction, scale: Fraction, x: np.ndarray
     bounds = np.concatenate(([0], np.flatnonzero(np.diff(key)) + 1, [n])).tolist()
     lo, hi = np.zeros(n), np.zeros(n)
     deg = _IV_DEG
-    blk_i, blk_coef, blk_rem, blk_xb, blk_k = [], [], [], [], []
+    blk_i: list[tuple[int, int]] = []
+    blk_coef_arr = np.empty((0, deg + 1, 2))
+    blk_rem: list[float] = []
+    blk_xb: list[float] = []
+    blk_k: list[tuple[float, float]] = []
     k_iv, mk_iv = vi.of_ball(k), vi.of_ball(-k)
     anchors: list[tuple[int, int, bool, flint.arb]] = []
     for i, j in zip(bounds[:-1], bounds[1:], strict=True):
@@ -130,25 +134,32 @@ def normal_tail(c: Fraction, scale: Fraction, x: np.ndarray
         ci = np.flatnonzero(near)
         coef_iv = taylor_iv((zl[ci], zh[ci]), deg + 1)
         tail_iv = taylor_iv((vi.rdn(zl[ci] - r[ci]), vi.rup(zh[ci] + r[ci])), deg + 2)[-1]
-        slot = {int(b): q for q, b in enumerate(ci.tolist())}
-        for b, (i, j, side, zb) in enumerate(anchors):
-            if b in slot:
-                q = slot[b]
-                coeffs = [vi.of_ball(zb.erfc() / 2)] + [
-                    (a[0][q] / 2, a[1][q] / 2) for a in coef_iv]  # halving is exact
-                top = max(abs(float(tail_iv[0][q])), abs(float(tail_iv[1][q])))
-                rem = vi.of_ball(flint.arb(top) * flint.arb(float(r[b])) ** (deg + 1) / 2)[1]
-            else:  # far in the tail: the coefficients in arb
-                big_r = flint.arb(float(r[b]))
-                c_arb = erfc_taylor(zb, deg + 1)
-                t_arb = erfc_taylor(zb + flint.arb(0, big_r), deg + 2)
-                coeffs = [vi.of_ball(a / 2) for a in c_arb]
-                rem = vi.of_ball(abs(t_arb[deg + 1]) * big_r ** (deg + 1) / 2)[1]
-            blk_i.append((i, j))
-            blk_coef.append(coeffs)
-            blk_rem.append(rem)
-            blk_xb.append(float(xb_f[b]))
-            blk_k.append(k_iv if side else mk_iv)
+        coef = np.empty((nb, deg + 1, 2))
+        a0 = [vi.of_ball(zb.erfc() / 2) for *_, zb in anchors]
+        coef[:, 0, 0], coef[:, 0, 1] = [a for a, _ in a0], [b for _, b in a0]
+        for m, a in enumerate(coef_iv, start=1):
+            coef[ci, m, 0], coef[ci, m, 1] = a[0] / 2, a[1] / 2  # halving is exact
+        # |a_{d+1}| over the ball times R^{d+1}, halved: products of non-negative floats
+        # rounded up
+        top = np.maximum(np.abs(tail_iv[0]), np.abs(tail_iv[1]))
+        pw = r[ci].copy()
+        for _ in range(deg):
+            pw = vi.rup(pw * r[ci])
+        rem_all = np.zeros(nb)
+        rem_all[ci] = vi.rup(vi.rup(top * pw) * 0.5)
+        for b in np.flatnonzero(~near).tolist():  # far in the tail: the coefficients in arb
+            zb = anchors[b][3]
+            big_r = flint.arb(float(r[b]))
+            c_arb = erfc_taylor(zb, deg + 1)
+            t_arb = erfc_taylor(zb + flint.arb(0, big_r), deg + 2)
+            for m, a in enumerate(c_arb):
+                coef[b, m, 0], coef[b, m, 1] = vi.of_ball(a / 2)
+            rem_all[b] = vi.of_ball(abs(t_arb[deg + 1]) * big_r ** (deg + 1) / 2)[1]
+        blk_i = [(i, j) for i, j, _, _ in anchors]
+        blk_coef_arr = coef
+        blk_rem = rem_all.tolist()
+        blk_xb = xb_f.tolist()
+        blk_k = [k_iv if sd else mk_iv for _, _, sd, _ in anchors]
     if blk_i:
         which = np.repeat(np.arange(len(blk_i)), [j - i for i, j in blk_i])
         pos = np.concatenate([np.arange(i, j) for i, j in blk_i])
@@ -158,7 +169,7 @@ def normal_tail(c: Fraction, scale: Fraction, x: np.ndarray
                   np.asarray([b for _, b in blk_k])[which])
         d = xs - xb
         t = vi.mul((vi.rdn(d), vi.rup(d)), (kl, kh))
-        coef = np.asarray(blk_coef)  # (blocks, deg + 1, 2)
+        coef = blk_coef_arr  # (blocks, deg + 1, 2)
         p = (coef[which, deg, 0], coef[which, deg, 1])
         for m in range(deg - 1, -1, -1):
             p = vi.mul(p, t)
