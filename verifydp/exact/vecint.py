@@ -89,18 +89,18 @@ def pad(a: Iv, r: np.ndarray | float) -> Iv:
     return rdn(a[0] - r), rup(a[1] + r)
 
 
-_EXP_DEG = 18
+_EXP_DEG = 14
 _EXP_COEF = [of_ball(1 / flint.arb.fac_ui(n)) for n in range(_EXP_DEG + 1)]
 _LN2_IV = of_ball(flint.arb(2).log())
-# |r| ≤ ln2/2 + 2^-40 after the reduction: the Taylor remainder of e^r after degree 18 is at
-# most |r|^19/19!·e^{|r|} < 0.3466^19/19!·1.42 < 2^-85
-_EXP_REM = 2.0**-85
+# |r| ≤ ln2/2 + 2^-40 after the reduction: the Taylor remainder of e^r after degree 14 is at
+# most |r|^15/15!·e^{|r|} < 0.3466^15/15!·1.42 < 2^-62, under a tenth of an ulp of e^r ≥ 0.7
+_EXP_REM = 2.0**-62
 
 
 def exp_points(y: np.ndarray) -> Iv:
     """An enclosure of e^y for float points y (|y| < 700): y = n·ln2 + r with n = rint(y/ln2)
     chosen in floats and r enclosed from ln2's enclosure, e^r by its Taylor polynomial of
-    degree 18 in intervals plus the remainder, then the exact scaling by 2^n (outward once
+    degree 14 in intervals plus the remainder, then the exact scaling by 2^n (outward once
     more, for a result that rounds into the subnormals)."""
     n = np.rint(y / math.log(2))
     r = sub((y, y), mul((n, n), (np.full_like(y, _LN2_IV[0]), np.full_like(y, _LN2_IV[1]))))
