@@ -68,29 +68,23 @@ def pld_roundoff(d: object, eps: float) -> float | None:
 
 GOALS = {1000: (Fraction(1, 100), 1.0), 10_000: (Fraction(1, 100), 2.0)}  # and ≤ dp-accounting's time
 
-# why a setting still misses a time goal (measured 2026-11-27 on 2 cores under load 3–4,
-# after issue 29 goal 3's float plan; bench/README.md's accountant row has the whole table)
+# why a setting still misses a time goal (measured 2026-11-27 at 15:43 on 2 cores, load 2.0 →
+# 1.1, after issue 29 goal 3's fourth pass; bench/README.md's accountant row has the table)
 WHY = {
     (Fraction(1, 1000), Fraction(1), 10_000):
-        "dp-accounting takes ~0.22 s; verifydp ~0.6–0.7 s (within 2 s): no probes any more "
-        "(the float plan picks h ≈ 1/5830 from the saddle point θ ≈ 12.9, and certifies the "
-        "smaller order's upper end alone on 1/620, ~0.02 s), but on that lattice three tilted "
-        "FFT powers of 2^18 entries (the tilted step law is heavy-tailed, mean ≈ 6.5 and sd ≈ "
-        "100 lattice steps, so 10⁴ steps need 2^18 before the certified aliasing is below the "
-        "round-off) ~0.3 s, certified cells ~0.16 s, the certified sums the rest",
-    (Fraction(1, 1000), Fraction(3, 5), 10_000):
-        "(~1× dp-accounting; 0.8× before the float plan) the plan's width law under-predicts "
-        "this pair (fitted c·12 = 1.9, this pair's 2.57, smooth in h from 1/1400 to 1/2186), "
-        "so its h ≈ 1/1606 misses 1 % (1.22 %) and a refinement to 1/2008 follows; each "
-        "lattice needs FFT windows of 2^17–2^18 entries for a heavy-tailed composed law",
+        "dp-accounting takes ~0.22 s; verifydp ~0.38 s (was 0.69 s): one lattice h ≈ 1/5830 "
+        "from the float plan, where three different vectors are composed (the connect-the-"
+        "dots upper vector and the lower end's two bucket vectors), each by a tilted FFT power "
+        "of 2^18 entries (the tilted step law is heavy-tailed, sd ≈ 100 lattice steps, so 10⁴ "
+        "steps need 2^18 before the certified aliasing is below the round-off): ~0.13 s even "
+        "at half length (real input); the certified cells ~0.12 s; sums and window bounds the "
+        "rest. dp-accounting composes one vector once",
     (Fraction(1, 100), Fraction(2), 1000):
-        "dp-accounting takes ~0.065 s; verifydp ~0.14 s: no probes any more, one lattice "
-        "≈ 1/4080 (~0.12 s: certified cells in intervals, with the Taylor models' arb "
-        "coefficients, ~0.05 s; tilted FFT powers of 2^13–2^14 and their certified sums "
-        "~0.05 s) and the smaller order's upper end alone on 1/286 (~0.02 s)",
-    (Fraction(1, 100), Fraction(2), 10_000):
-        "(~0.9–1.0× dp-accounting, ~0.085 s) one lattice ≈ 1/1670 with both orders (their "
-        "δ estimates within 10×): certified cells ~0.045 s, FFT powers and sums ~0.035 s",
+        "dp-accounting takes ~0.065 s; verifydp ~0.09 s (was 0.14 s): one lattice ≈ 1/4080 "
+        "and the smaller order's upper end alone on 1/286; the certified cells of both "
+        "lattices ~0.04 s (erfc Taylor models and log densities in intervals), FFT powers and "
+        "their certified sums ~0.03 s, the float plan and cut points ~0.02 s: fixed costs "
+        "spread over many small steps, no hot spot",
 }
 
 
