@@ -34,11 +34,14 @@ for the n entries the stage would compute; entries k = 0 … m are kept and the 
 conjugates (Y is Hermitian), which at most doubles the squared norm of the error: √2·ρ_f for
 the vector used. Inverse, for the Hermitian w (entries 0 … m): G_k = w_k + w_{k+m},
 H_k = (w_k − w_{k+m})·ω̄_n^k (a radix-2 decimation-in-frequency stage, norm √2: per entry a
-relative error ≤ (1 + u)(1 + μ)(1 + √2γ₂) − 1 ≤ η), V = G + iH (one more rounding per
-component, so η_i = η + u(1 + η)), one inverse complex FFT of length m, whose real and
-imaginary parts are the even and odd entries of F̄_n w (exactly, since F̄_n w is real);
-‖V‖₂ = √2‖w‖₂, so ‖fl − F̄_n w‖₂ ≤ ρ_i‖F̄_n w‖₂ with ρ_i = ρ_m(1 + η_i) + η_i. μ is the
-larger of the two twiddle tables' bounds (lengths n and m).
+relative error ≤ (1 + u)(1 + μ)(1 + √2γ₂) − 1 ≤ η), V = G + iH, one inverse complex FFT of
+length m, whose real and imaginary parts are the even and odd entries of F̄_n w (exactly,
+since F̄_n w is real). For Hermitian w, ‖V‖₂² = ‖G‖₂² + ‖H‖₂² = 2‖w‖₂² (V is the transform
+of c_even + i·c_odd with both real); the entries' errors combine as |ΔG_k| + |ΔH_k| ≤
+η(|G_k| + |H_k|), whose ℓ₂ norm is at most √2η‖V‖₂, and forming V rounds once more per
+component: η_i = √2η + u(1 + √2η). So ‖fl − F̄_n w‖₂ ≤ ρ_i‖F̄_n w‖₂ with
+ρ_i = ρ_m(1 + η_i) + η_i (‖F̄_n w‖₂ = √m‖V‖₂). μ is the larger of the two twiddle tables'
+bounds (lengths n and m).
 
 **Together** (‖F v‖₂ = √n‖v‖₂; y = Fa, |y_j| ≤ A = Σa, B ≥ max(|y_j|, |ŷ_j|) with
 B = A + ρ_f√n‖a‖₂; z = y^k, z̃ = fl(ŷ^k), c = F̄z/n, c̃ = fl(F̄z̃)/n):
@@ -264,7 +267,7 @@ def round_off_bound(a: np.ndarray, k: int, n: int) -> float:
         return math.inf
     rho_m = (t - 1) * eta / (1 - (t - 1) * eta)  # the complex FFT of length n/2
     rho_f = eta * (1 + u) * (1 + rho_m) + u * (1 + rho_m) + rho_m  # forward, real input
-    eta_i = eta + u * (1 + eta)
+    eta_i = arb(2).sqrt() * eta + u * (1 + arb(2).sqrt() * eta)  # G + iH (docstring)
     rho_i = rho_m * (1 + eta_i) + eta_i  # inverse, Hermitian input
     # A ≥ Σa and ‖a‖₂: exactly rounded sums (relative error ≤ u), squares rounded (≤ u)
     A = arb(math.fsum(a.tolist())) * (1 + 2 * u)
