@@ -7,7 +7,8 @@ circ_n(a^{*k}) is the exact k-fold convolution of the exact float vector a (zero
 n = 2^t ≥ 4) folded modulo n, c̃ = (1/n)·F̄(fl(fl(F a)^k)) in floating point, both transforms
 at half length (*Real input* below).
 
-**The FFT** is the Cooley–Tukey radix-2 decimation-in-time algorithm written out here in
+**The FFT** is the Cooley–Tukey radix-2 decimation-in-time algorithm (in Stockham's autosort
+order: the same butterflies on the same twiddles, no bit-reversal) written out here in
 explicit real arithmetic (so no fused multiply–add and no other algorithm of a library):
 every butterfly is u ± ω̂·v with the standard complex product. Higham, *Accuracy and Stability
 of Numerical Algorithms*, 2nd ed., SIAM 2002, Theorem 24.2: if the computed weights satisfy
@@ -113,17 +114,6 @@ def _twiddles(n: int) -> tuple[np.ndarray, np.ndarray, float]:
     return re, im, mu * (1 + 2.0**-40)
 
 
-@lru_cache(maxsize=16)
-def _bitrev(n: int) -> np.ndarray:
-    t = n.bit_length() - 1
-    idx = np.arange(n)
-    rev = np.zeros(n, dtype=np.int64)
-    for _ in range(t):
-        rev = (rev << 1) | (idx & 1)
-        idx >>= 1
-    return rev
-
-
 def _cmul(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray,
           out_r: np.ndarray, out_i: np.ndarray, tmp: np.ndarray) -> None:
     """The standard complex product (ar·br − ai·bi, ar·bi + ai·br) into out_r, out_i (which
@@ -138,36 +128,39 @@ def _cmul(ar: np.ndarray, ai: np.ndarray, br: np.ndarray, bi: np.ndarray,
 
 
 def _fft(re: np.ndarray, im: np.ndarray, inverse: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Radix-2 decimation-in-time Cooley–Tukey, explicit real arithmetic (unnormalised).
-    Every butterfly computes p = ω̂·v as (v_r t_r − v_i t_i, v_r t_i + v_i t_r), each product
-    and sum rounded once (numpy ufuncs into preallocated buffers: one IEEE operation per
-    element each, no contraction), then u ± p: the operations Theorem 24.2 counts."""
+    """Radix-2 decimation-in-time Cooley–Tukey in Stockham's autosort order, explicit real
+    arithmetic (unnormalised). Stage by stage (L = `sub`), the L-point transforms of the n/L
+    decimated subsequences sit as the rows of an L × r array (r = n/L); the 2L-point ones are
+    X'[k] = A[k] + ω̂_{2L}^k·B[k], X'[k + L] = A[k] − ω̂_{2L}^k·B[k] with A, B the two column
+    halves (the even and odd subsequences), so no bit-reversal permutation is needed and
+    each stage reads and writes long contiguous runs. Every butterfly computes p = ω̂·v as
+    (v_r t_r − v_i t_i, v_r t_i + v_i t_r), each product and sum rounded once (numpy ufuncs
+    into preallocated buffers: one IEEE operation per element each, no contraction), then
+    u ± p: the operations Theorem 24.2 counts, on the same twiddles; the results are bit for
+    bit those of the textbook in-place ordering (tests/accounting/test_fftpow.py)."""
     n = len(re)
     wr, wi, _ = _twiddles(n)
     if inverse:
         wi = -wi
-    p = _bitrev(n)
-    xr, xi = re[p], im[p]
+    xr, xi = re.copy(), im.copy()
     yr, yi = np.empty(n), np.empty(n)
     pr, pi_, tmp = np.empty(n // 2), np.empty(n // 2), np.empty(n // 2)
-    m = 2
-    while m <= n:
-        half, rows = m // 2, n // m
-        step = n // m
-        tr, ti = wr[::step][:half], wi[::step][:half]
-        xr2, xi2 = xr.reshape(rows, m), xi.reshape(rows, m)
-        ur, ui = xr2[:, :half], xi2[:, :half]
-        vr, vi = xr2[:, half:], xi2[:, half:]
-        pr2, pi2 = pr.reshape(rows, half), pi_.reshape(rows, half)
-        _cmul(vr, vi, tr, ti, pr2, pi2, tmp.reshape(rows, half))
-        yr2, yi2 = yr.reshape(rows, m), yi.reshape(rows, m)
-        np.add(ur, pr2, out=yr2[:, :half])
-        np.subtract(ur, pr2, out=yr2[:, half:])
-        np.add(ui, pi2, out=yi2[:, :half])
-        np.subtract(ui, pi2, out=yi2[:, half:])
+    sub, r = 1, n
+    while sub < n:
+        h = r // 2
+        step = n // (2 * sub)
+        tr, ti = wr[::step][:sub, None], wi[::step][:sub, None]
+        x2r, x2i = xr.reshape(sub, r), xi.reshape(sub, r)
+        p2r, p2i = pr.reshape(sub, h), pi_.reshape(sub, h)
+        _cmul(x2r[:, h:], x2i[:, h:], tr, ti, p2r, p2i, tmp.reshape(sub, h))
+        y2r, y2i = yr.reshape(2 * sub, h), yi.reshape(2 * sub, h)
+        np.add(x2r[:, :h], p2r, out=y2r[:sub])
+        np.subtract(x2r[:, :h], p2r, out=y2r[sub:])
+        np.add(x2i[:, :h], p2i, out=y2i[:sub])
+        np.subtract(x2i[:, :h], p2i, out=y2i[sub:])
         xr, yr = yr, xr
         xi, yi = yi, xi
-        m *= 2
+        sub, r = 2 * sub, h
     return xr, xi
 
 
