@@ -2255,7 +2255,11 @@ def _fft_core(base: _Vec, k: int, side: str, target: float, h: float,
     # paths with a step in `out`: (T + o)^k − T^k ≤ k·o·(T + o)^(k−1) (no cancellation)
     lost = flint.arb(0)
     if base.out.upper() > 0:  # else no mass was dropped: no such paths
-        total = sum((flint.arb(x.upper()) for x in base.c), flint.arb(0))
+        if upper:  # the ends are the upper ends: their floats stepped up, summed rounded up
+            total = flint.arb(float(vi.grouped_sum(np.zeros(n, dtype=np.int64), vi.rup(v), 1,
+                                                   up=True)[0]))
+        else:
+            total = sum((flint.arb(x.upper()) for x in base.c), flint.arb(0))
         t_o = flint.arb((total + base.out).upper())
         lost = k * flint.arb(base.out.upper()) * t_o ** (k - 1)
     return _FftOut(vals, k * base.off + lo_i, R, kk * Ra ** (-lo_i), err,
