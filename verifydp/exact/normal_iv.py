@@ -99,11 +99,6 @@ def normal_tail(c: Fraction, scale: Fraction, x: np.ndarray
     bounds = np.concatenate(([0], np.flatnonzero(np.diff(key)) + 1, [n])).tolist()
     lo, hi = np.zeros(n), np.zeros(n)
     deg = _IV_DEG
-    blk_i: list[tuple[int, int]] = []
-    blk_coef_arr = np.empty((0, deg + 1, 2))
-    blk_rem: list[float] = []
-    blk_xb: list[float] = []
-    blk_k: list[tuple[float, float]] = []
     k_iv, mk_iv = vi.of_ball(k), vi.of_ball(-k)
     anchors: list[tuple[int, int, bool, flint.arb]] = []
     for i, j in zip(bounds[:-1], bounds[1:], strict=True):
@@ -155,25 +150,15 @@ def normal_tail(c: Fraction, scale: Fraction, x: np.ndarray
             for m, a in enumerate(c_arb):
                 coef[b, m, 0], coef[b, m, 1] = vi.of_ball(a / 2)
             rem_all[b] = vi.of_ball(abs(t_arb[deg + 1]) * big_r ** (deg + 1) / 2)[1]
-        blk_i = [(i, j) for i, j, _, _ in anchors]
-        blk_coef_arr = coef
-        blk_rem = rem_all.tolist()
-        blk_xb = xb_f.tolist()
-        blk_k = [k_iv if sd else mk_iv for _, _, sd, _ in anchors]
-    if blk_i:
-        which = np.repeat(np.arange(len(blk_i)), [j - i for i, j in blk_i])
-        pos = np.concatenate([np.arange(i, j) for i, j in blk_i])
-        xs = x[pos]
-        xb = np.asarray(blk_xb)[which]
-        kl, kh = (np.asarray([a for a, _ in blk_k])[which],
-                  np.asarray([b for _, b in blk_k])[which])
-        d = xs - xb
-        t = vi.mul((vi.rdn(d), vi.rup(d)), (kl, kh))
-        coef = blk_coef_arr  # (blocks, deg + 1, 2)
+        # Horner at every cut of every block at once
+        which = np.repeat(np.arange(nb), [j - i for i, j, _, _ in anchors])
+        pos = np.concatenate([np.arange(i, j) for i, j, _, _ in anchors])
+        d = x[pos] - xb_f[which]
+        t = vi.mul((vi.rdn(d), vi.rup(d)), (kiv[0][which], kiv[1][which]))
         p = (coef[which, deg, 0], coef[which, deg, 1])
         for m in range(deg - 1, -1, -1):
             p = vi.mul(p, t)
             p = vi.rdn(p[0] + coef[which, m, 0]), vi.rup(p[1] + coef[which, m, 1])
-        rem = np.asarray(blk_rem)[which]
+        rem = rem_all[which]
         lo[pos], hi[pos] = vi.rdn(p[0] - rem), vi.rup(p[1] + rem)
     return np.maximum(lo, 0.0), np.minimum(hi, 1.0), right
