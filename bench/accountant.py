@@ -68,11 +68,11 @@ def pld_roundoff(d: object, eps: float) -> float | None:
 
 GOALS = {1000: (Fraction(1, 100), 1.0), 10_000: (Fraction(1, 100), 2.0)}  # and ≤ dp-accounting's time
 
-# why a setting still misses a time goal (measured 2026-11-27 at 15:43 on 2 cores, load 2.0 →
-# 1.1, after issue 29 goal 3's fourth pass; bench/README.md's accountant row has the table)
+# why a setting still misses a time goal (measured 2026-11-27 at 15:43 and 16:01 on 2 cores,
+# load 1–2, after issue 29 goal 3's fourth pass; bench/README.md's accountant row has the table)
 WHY = {
     (Fraction(1, 1000), Fraction(1), 10_000):
-        "dp-accounting takes ~0.22 s; verifydp ~0.38 s (was 0.69 s): one lattice h ≈ 1/5830 "
+        "dp-accounting takes 0.22–0.37 s; verifydp 0.35–0.51 s by the host's speed (1.4–1.75×; was 0.69 s, 3×): one lattice h ≈ 1/5830 "
         "from the float plan, where three different vectors are composed (the connect-the-"
         "dots upper vector and the lower end's two bucket vectors), each by a tilted FFT power "
         "of 2^18 entries (the tilted step law is heavy-tailed, sd ≈ 100 lattice steps, so 10⁴ "
