@@ -2137,13 +2137,12 @@ def _tilted_entries(ends: list[flint.arb], v: np.ndarray, R: float, K: float,
                     upper: bool) -> np.ndarray:
     """Floats a_i ≥ ends_i·R^i/K (`upper`) or 0 ≤ a_i ≤ ends_i·R^i/K for the exact points
     ends_i (balls of radius 0, such as a ball's `upper()`): the factors R^i/K in
-    float intervals (`vecint.exp_affine` of i·log R − log K, logs enclosed outward) where
+    float intervals (`vecint.exp_affine` of i·log R − log K, logs outward by `_log_iv`) where
     the exponents allow, else entry by entry in arb. Entries with v_i = 0 stay 0 unless
     an upper end is positive."""
     n = len(ends)
-    lr = vi.log_points(np.array([R]))
-    lk = vi.log_points(np.array([K]))
-    fac = vi.exp_affine((-float(lk[1][0]), -float(lk[0][0])), (float(lr[0][0]), float(lr[1][0])), n)
+    lr, lk = _log_iv(flint.arb(R)), _log_iv(flint.arb(K))
+    fac = None if lr is None or lk is None else vi.exp_affine((-lk[1], -lk[0]), lr, n)
     if fac is not None:
         flo, fhi = fac
         # the ends are exact points; a float conversion errs by under one ulp (or one
@@ -2395,14 +2394,13 @@ def _log_ball(x: flint.arb) -> float:
 def _scaled_entries(f: _FftOut, upper: bool) -> list[flint.arb]:
     """The window's untilted entries as point balls: g·R^{−m}·(vals_m + err) rounded up
     (`upper`) or g·R^{−m}·max(vals_m − slack, 0) rounded down. The factors g·R^{−m} are
-    enclosed in float intervals (`vecint.exp_affine` of log g − m·log R, logs outward) where
+    enclosed in float intervals (`vecint.exp_affine` of log g − m·log R, logs outward by `_log_iv`) where
     the exponents allow; otherwise each is a ball (arb, entry by entry)."""
     vals = f.vals
     n = len(vals)
-    lg = _log_ball_iv(f.g)
-    if lg is not None:
-        lr = vi.log_points(np.array([f.R]))
-        fac = vi.exp_affine(lg, (-float(lr[1][0]), -float(lr[0][0])), n)
+    lg, lr = _log_iv(f.g), _log_iv(flint.arb(f.R))
+    if lg is not None and lr is not None:
+        fac = vi.exp_affine(lg, (-lr[1], -lr[0]), n)
         if fac is not None:
             glo, ghi = fac
             if upper:
@@ -2422,8 +2420,9 @@ def _scaled_entries(f: _FftOut, upper: bool) -> list[flint.arb]:
     return out
 
 
-def _log_ball_iv(x: flint.arb) -> tuple[float, float] | None:
-    """Floats enclosing log x for a ball x > 0 (None when x is not certainly positive)."""
+def _log_iv(x: flint.arb) -> tuple[float, float] | None:
+    """Floats enclosing log x for a ball x > 0, such as an exact float R or K (None when x is
+    not certainly positive): the tilt and untilt factors' exponents (`vecint.exp_affine`)."""
     if not x > 0:
         return None
     return vi.of_ball(x.log())
