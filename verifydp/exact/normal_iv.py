@@ -74,7 +74,7 @@ def taylor_iv(z: vi.Iv, terms: int) -> list[vi.Iv]:
         term = vi.mul(vi.mul(g, h), _const(_INV_FACT[m], n))
         out.append(term if m % 2 == 0 else (-term[1], -term[0]))
         c = float(2 * (m - 1))  # exact
-        h_prev, h = h, vi.sub(vi.mul(two_z, h), vi.mul(h_prev, (np.full(n, c), np.full(n, c))))
+        h_prev, h = h, vi.sub(vi.mul(two_z, h), vi.mul(h_prev, _const((c, c), n)))
     return out
 
 
@@ -123,8 +123,8 @@ def normal_tail(c: Fraction, scale: Fraction, x: np.ndarray
             d = np.asarray(ends) - xb_f
             t = vi.mul((vi.rdn(d), vi.rup(d)), kiv)
             r = np.maximum(r, np.maximum(np.abs(t[0]), np.abs(t[1])))
-        z_iv = ([vi.of_ball(zb)[0] for *_, zb in anchors], [vi.of_ball(zb)[1] for *_, zb in anchors])
-        zl, zh = np.asarray(z_iv[0]), np.asarray(z_iv[1])
+        z_iv = [vi.of_ball(zb) for *_, zb in anchors]
+        zl, zh = np.array([a for a, _ in z_iv]), np.array([b for _, b in z_iv])
         near = (np.abs(zl) + r < _IV_ZMAX) & (np.abs(zh) + r < _IV_ZMAX)
         ci = np.flatnonzero(near)
         coef_iv = taylor_iv((zl[ci], zh[ci]), deg + 1)
