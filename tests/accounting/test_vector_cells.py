@@ -107,8 +107,11 @@ def test_interval_steps_match_the_balls(pair: C.Pair, h: F, monkeypatch) -> None
         assert a.off == v.off and len(a.upper) == len(v.upper)
         for key in ("low_p", "low_q"):
             assert all(x.overlaps(y) for x, y in zip(getattr(a, key), getattr(v, key), strict=True))
+        # the end entries hold the masses beyond the cuts (under 2^-60 since the cells stop
+        # where that is negligible), enclosed by arb's erfc and by the interval Taylor models
+        # alike but not equally tightly: 2^-100 absolute there, far below any negligible mass
         for x, y in zip(a.upper, v.upper, strict=True):
-            assert abs(float(x.upper()) - float(y.upper())) <= 1e-8 * float(x.upper()) + 1e-300
+            assert abs(float(x.upper()) - float(y.upper())) <= 1e-8 * float(x.upper()) + 2.0**-100
     balls = C.composed(pair, 50, grid).delta(F(1))
     monkeypatch.setattr(C, "_VECTOR_CELLS", True)
     floats = C.composed(pair, 50, grid).delta(F(1))
@@ -163,3 +166,37 @@ def test_taylor_coefficients_in_intervals_match_arb() -> None:
     a5_bad = -g * bad[4] / flint.arb.fac_ui(5)
     lo, hi = got[4]
     assert not (flint.arb(lo[3]) <= a5_bad <= flint.arb(hi[3]))
+
+
+def test_cells_stop_where_the_mass_beyond_is_negligible(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`_carrying`: the cut axis ends where P's and Q's mass beyond is under a quarter of
+    2^-bits (exact tails by mpmath), far inside the support, and every step-vector entry
+    above the negligible mass is what the untrimmed cells give; the mutant that trims a
+    thousand times more aggressively changes such entries."""
+    pair, grid = C.poisson_gaussian(F(1, 1000), F(1)), C.Grid(h=F(1, 2000), negligible_bits=75)
+    cuts = C._cut_points(pair, grid)
+    lo, hi = C._support(pair, grid)
+    assert hi - cuts[-1] > 0.5  # trimmed
+
+    def beyond(x: float) -> mpmath.mpf:
+        up = sum(mpmath.mpf(float(w)) * mpmath.ncdf(-(x - float(c))) for w, c in pair.p)
+        return max(up, mpmath.ncdf(-x))
+
+    q4 = mpmath.mpf(2) ** -75 / 4  # floats place the cuts: about a quarter
+    assert beyond(cuts[-1]) <= 1.01 * q4 < beyond(cuts[-1] - 0.05)
+    neg = 2.0**-75
+
+    def heavy(key: str) -> dict[int, float]:
+        st = C._gauss_steps(pair, grid)[0]
+        return {st.off + i: float(x.upper()) for i, x in enumerate(getattr(st, key))
+                if x.upper() > neg}
+
+    trimmed = {key: heavy(key) for key in ("upper", "low_p", "low_q")}
+    real = C._carrying
+    monkeypatch.setattr(C, "_carrying", lambda p, x, bits: np.ones(len(x), dtype=bool))
+    for key, full in ((key, heavy(key)) for key in trimmed):
+        assert full.keys() == trimmed[key].keys()
+        assert all(abs(full[i] - trimmed[key][i]) <= 1e-10 * full[i] for i in full)
+    monkeypatch.setattr(C, "_carrying", lambda p, x, bits: real(p, x, bits - 10))
+    mutant = heavy("upper")
+    assert mutant.keys() != trimmed["upper"].keys()
