@@ -131,8 +131,7 @@ def test_scaled_entries_in_intervals_are_certified(side: str,
     so dropping it or taking the wrong side would be caught."""
     pair = C.poisson_gaussian(Fraction(1, 20), Fraction(1))
     step = C._steps(pair, C.Grid(h=Fraction(1, 200)))[0]
-    base = C._Vec(list(step.upper), step.off, step.upper_inf)
-    f = C._fft_core(base, 50, side, 1.0, 1 / 200)
+    f = C._fft_core(C._fvec(step, "upper"), 50, side, 1.0, 1 / 200)
     assert f is not None
     up = side == "up"
     fast = C._scaled_entries(f, up)
@@ -162,22 +161,21 @@ def test_scaled_entries_in_intervals_are_certified(side: str,
 
 @pytest.mark.parametrize("upper", [True, False])
 def test_tilted_entries_are_certified(upper: bool) -> None:
-    """The tilted one-step vector a_i vs ends_i·R^i/K (`composition._tilted_entries`): float
-    intervals where the exponents allow, arb entry by entry beyond ±700 (forced here by a
-    K of 1e-320's order: e^{−log K} ≈ e^{737}); both on the certified side of a 200-bit
-    reference and within 1e-11 of it."""
+    """The tilted one-step vector a_i vs f_i·R^i/K (`composition._tilted_entries`) for exact
+    floats f_i ≥ 0: float intervals where the exponents allow, arb entry by entry beyond
+    ±700 (forced here by a K of 1e-320's order: e^{−log K} ≈ e^{737}); both on the
+    certified side of a 200-bit reference and within 1e-11 of it."""
     rng = np.random.default_rng(5)
-    ends = [flint.arb(float(x)) for x in rng.random(300) * 1e-3]
-    ends[7] = flint.arb(0)
-    ends[9] = flint.arb(2) ** -1100  # positive, below the subnormals: its float is 0
-    v = np.array([float(x) for x in ends])
+    f = rng.random(300) * 1e-3
+    f[7] = 0.0
+    f[9] = 5e-324  # the least subnormal (an upper end below the subnormals, rounded up)
     for R, K in ((1.0371, 2.5), (11.0, 1e305)):
-        a = C._tilted_entries(ends, v, R, K, upper)
+        a = C._tilted_entries(f, R, K, upper)
         old = flint.ctx.prec
         flint.ctx.prec = 200
         try:
-            for i, x in enumerate(ends):
-                ref = x * flint.arb(R) ** i / flint.arb(K)
+            for i, x in enumerate(f.tolist()):
+                ref = flint.arb(x) * flint.arb(R) ** i / flint.arb(K)
                 if ref == 0:
                     assert a[i] == 0
                     continue

@@ -652,6 +652,9 @@ class _Step:
     bucket_mean_p: float     # the same for the bucket vectors (mass at the cells' lower ends)
     bucket_mean_q: float
     testable: bool = True    # False: a bound only (`Symmetrised`), no test, lower end 0
+    # float enclosures (lo, hi) of upper, low_p and low_q entry by entry, where the cells
+    # were computed in floats (`_direction_iv`): the FFT path reads them (`_fvec`)
+    floats: tuple[vi.Iv, vi.Iv, vi.Iv] | None = field(default=None, repr=False, compare=False)
 
 
 _MEMO: dict[tuple[AnyPair, Grid], _Both] | None = None
@@ -1147,7 +1150,11 @@ def _direction_iv(pm: vi.Iv, qm: vi.Iv, p_below: flint.arb, p_above: flint.arb,
     up = acc(np.concatenate((a_i, a_i, b_i)), np.concatenate((up_w, xa_lo, to_b)), True)
     up_c = [flint.arb(v) for v in up.tolist()]
     lp_c, lq_c = vi.balls(*lp), vi.balls(*lq)
-    up_c[below[1] - off] += flint.arb(p_below.upper())
+    p_b = flint.arb(p_below.upper())
+    floats = (_bumped((up, up), ((below[1] - off, p_b),)),
+              _bumped(lp, ((below[0] - off, p_below), (last - off, p_above))),
+              _bumped(lq, ((below[0] - off, q_below), (last - off, q_above))))
+    up_c[below[1] - off] += p_b
     lp_c[below[0] - off] += p_below
     lq_c[below[0] - off] += q_below
     lp_c[last - off] += p_above
@@ -1165,7 +1172,16 @@ def _direction_iv(pm: vi.Iv, qm: vi.Iv, p_below: flint.arb, p_above: flint.arb,
     mean_p, mean_q, var = moments((cell_lo + cell_hi) / 2 * hf)
     bucket_p, bucket_q, _ = moments(cell_lo.astype(float) * hf)
     return _Step(up_c, flint.arb(p_above.upper()), lp_c, lq_c, off, mean_p, mean_q,
-                 math.sqrt(var), bucket_p, bucket_q)
+                 math.sqrt(var), bucket_p, bucket_q, floats=floats)
+
+
+def _bumped(iv: vi.Iv, adds: tuple[tuple[int, flint.arb], ...]) -> vi.Iv:
+    """A copy of the enclosures iv with balls added at a few entries (outward)."""
+    lo, hi = iv[0].copy(), iv[1].copy()
+    for i, x in adds:
+        a, b = vi.of_ball(x)
+        lo[i], hi[i] = vi.rdn(lo[i] + a), vi.rup(hi[i] + b)
+    return lo, hi
 
 
 def _lattice_ends(loss: vi.Iv, h: Fraction) -> tuple[np.ndarray, np.ndarray]:
@@ -1406,15 +1422,12 @@ class Composed:
         shift = self.steps * ((st.mean_p - st.bucket_mean_p)
                               + (st.mean_q - st.bucket_mean_q)) / 2
         h = float(self.grid.h)
-        negligible = flint.arb(2) ** -self.grid.negligible_bits
         outs = []
         keys = (("low_p", "low"), ("low_q", "up")) if d == 0 else (("low_q", "low"),
                                                                     ("low_p", "up"))
         for key, side in keys:
-            vec = _Vec(list(getattr(st, key)), st.off)
-            if d == 1:  # mirrored: entry i at index −(off + i)
-                vec = _Vec(vec.c[::-1], -(st.off + len(vec.c) - 1))
-            base = _window(vec, -(10**9), 10**9, side == "up", negligible)
+            base = _fwindow(_fvec(st, key, mirror=d == 1), side == "up",
+                            2.0**-self.grid.negligible_bits)
             f = _fft_core(base, self.steps, side, t - shift if d == 0 else t + shift, h,
                           flat=d == 1)
             if f is None:
@@ -2215,41 +2228,85 @@ def _chernoff(poly: flint.arb_poly, la: np.ndarray, k: int, cut: int, above: boo
     return (poly(x) ** k) * (-(flint.arb(lam) * cut)).exp()
 
 
-def _tilted_entries(ends: list[flint.arb], v: np.ndarray, R: float, K: float,
-                    upper: bool) -> np.ndarray:
-    """Floats a_i ≥ ends_i·R^i/K (`upper`) or 0 ≤ a_i ≤ ends_i·R^i/K for the exact points
-    ends_i (balls of radius 0, such as a ball's `upper()`): the factors R^i/K in
-    float intervals (`vecint.exp_affine` of i·log R − log K, logs outward by `_log_iv`) where
-    the exponents allow, else entry by entry in arb. Entries with v_i = 0 stay 0 unless
-    an upper end is positive."""
-    n = len(ends)
+def _tilted_entries(f: np.ndarray, R: float, K: float, upper: bool) -> np.ndarray:
+    """Floats a_i ≥ f_i·R^i/K (`upper`) or 0 ≤ a_i ≤ f_i·R^i/K for the exact non-negative
+    floats f_i: the factors R^i/K in float intervals (`vecint.exp_affine` of i·log R −
+    log K, logs outward by `_log_iv`) where the exponents allow, else entry by entry in
+    arb. Zero entries stay 0."""
+    n = len(f)
     lr, lk = _log_iv(flint.arb(R)), _log_iv(flint.arb(K))
     fac = None if lr is None or lk is None else vi.exp_affine((-lk[1], -lk[0]), lr, n)
     if fac is not None:
         flo, fhi = fac
-        # the ends are exact points; a float conversion errs by under one ulp (or one
-        # subnormal ulp), which `rup`/`rdn` step over
-        f = np.array([float(x) for x in ends])
         if upper:
-            pos = f > 0
-            for j in np.nonzero(f == 0)[0].tolist():  # an end below the subnormals
-                pos[j] = bool(ends[j] > 0)
-            return np.where(pos, vi.rup(vi.rup(f) * fhi), 0.0)
-        return np.where(v > 0, np.maximum(vi.rdn(vi.rdn(f) * flo), 0.0), 0.0)
+            return np.where(f > 0, vi.rup(f * fhi), 0.0)
+        return np.where(f > 0, np.maximum(vi.rdn(f * flo), 0.0), 0.0)
     inv_k = 1 / flint.arb(K)
     Ra = flint.arb(R)
     a = np.zeros(n)
     p = flint.arb(1)
-    for j, x in enumerate(ends):
-        if v[j] > 0 or (upper and x > 0):
-            t = x * p * inv_k
+    for j, x in enumerate(f.tolist()):
+        if x > 0:
+            t = flint.arb(x) * p * inv_k
             a[j] = (np.nextafter(float(t.upper()), math.inf) if upper
                     else max(np.nextafter(float(t.lower()), -math.inf), 0.0))
         p = p * Ra
     return a
 
 
-def _fft_core(base: _Vec, k: int, side: str, target: float, h: float,
+@dataclass(frozen=True)
+class _FVec:
+    """A step vector in floats for the FFT path (`_fft_core`): the entry at lattice index
+    off + i lies in [lo_i, hi_i]; `out` as `_Vec`'s."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    off: int
+    out: flint.arb
+
+
+def _fvec(step: _Step, key: str, mirror: bool = False) -> _FVec:
+    """`step`'s vector `key` in floats: its float enclosures where the cells had them, else
+    its balls' ends (outward); `mirror`: entry i at index −(off + i)."""
+    out = step.upper_inf if key == "upper" else flint.arb(0)
+    if step.floats is not None:
+        lo, hi = step.floats[("upper", "low_p", "low_q").index(key)]
+    else:
+        ends = [vi.of_ball(x) for x in getattr(step, key)]
+        lo, hi = np.array([a for a, _ in ends]), np.array([b for _, b in ends])
+    if mirror:
+        return _FVec(lo[::-1], hi[::-1], -(step.off + len(lo) - 1), out)
+    return _FVec(lo, hi, step.off, out)
+
+
+def _fsum(x: np.ndarray, up: bool) -> float:
+    """Σ x for x ≥ 0, rounded outward (`vecint.grouped_sum`)."""
+    if not len(x):
+        return 0.0
+    return float(vi.grouped_sum(np.zeros(len(x), dtype=np.int64), np.maximum(x, 0.0), 1, up)[0])
+
+
+def _fwindow(v: _FVec, upper: bool, negligible: float) -> _FVec:
+    """`_window` without index bounds, in floats: negligible leading and trailing entries
+    (upper ends at most `negligible`) cut, their mass rounded up to the kept bottom and
+    sent to `out` (`upper`), or all sent to `out`."""
+    n = len(v.hi)
+    big = np.flatnonzero(v.hi > negligible)
+    first, last = (int(big[0]), int(big[-1])) if len(big) else (0, 0)
+    if first == 0 and last == n - 1:
+        return v
+    lo, hi = v.lo[first:last + 1].copy(), v.hi[first:last + 1].copy()
+    below_hi, above_hi = _fsum(v.hi[:first], True), _fsum(v.hi[last + 1:], True)
+    if upper:
+        lo[0] = vi.rdn(lo[0] + _fsum(v.lo[:first], False))  # rounded up to the bottom
+        hi[0] = vi.rup(hi[0] + below_hi)
+        out = v.out + flint.arb(above_hi)                  # to +∞
+    else:
+        out = v.out + flint.arb(below_hi) + flint.arb(above_hi)
+    return _FVec(lo, hi, v.off + first, out)
+
+
+def _fft_core(base: _FVec, k: int, side: str, target: float, h: float,
               flat: bool = False) -> _FftOut | None:
     """The k-fold composition of a (windowed) step vector by float FFT with certified
     round-off (`fftpow`), exponentially tilted so that the composed law's bulk sits at the
@@ -2267,8 +2324,7 @@ def _fft_core(base: _Vec, k: int, side: str, target: float, h: float,
     (the caller composes in balls). The window's entries stay floats here (`_FftOut`);
     `_power_fft` turns them into balls, `_fft_tails` sums them for the test in one pass."""
     upper = side != "low"
-    ends = [x.upper() if upper else x.lower() for x in base.c]
-    v = np.array([max(float(x), 0.0) for x in ends])
+    v = np.maximum(base.hi if upper else base.lo, 0.0)
     n = len(v)
     if n < 2 or not v.any():
         return None
@@ -2288,10 +2344,10 @@ def _fft_core(base: _Vec, k: int, side: str, target: float, h: float,
     K = float(w.sum())
     if not (math.isfinite(K) and K > 0):
         return None
-    a = _tilted_entries(ends, v, R, K, upper)
+    a = _tilted_entries(v, R, K, upper)
     if not np.all(np.isfinite(a)):
         return None
-    poly = flint.arb_poly([flint.arb(float(x)) for x in a])
+    poly = flint.arb_poly(a.tolist())  # floats are exact balls
     with np.errstate(divide="ignore"):
         la = np.log(a)
     idx = np.arange(n, dtype=float)
@@ -2339,11 +2395,7 @@ def _fft_core(base: _Vec, k: int, side: str, target: float, h: float,
     # paths with a step in `out`: (T + o)^k − T^k ≤ k·o·(T + o)^(k−1) (no cancellation)
     lost = flint.arb(0)
     if base.out.upper() > 0:  # else no mass was dropped: no such paths
-        if upper:  # the ends are the upper ends: their floats stepped up, summed rounded up
-            total = flint.arb(float(vi.grouped_sum(np.zeros(n, dtype=np.int64), vi.rup(v), 1,
-                                                   up=True)[0]))
-        else:
-            total = sum((flint.arb(x.upper()) for x in base.c), flint.arb(0))
+        total = flint.arb(_fsum(base.hi, True))
         t_o = flint.arb((total + base.out).upper())
         lost = k * flint.arb(base.out.upper()) * t_o ** (k - 1)
     return _FftOut(vals, k * base.off + lo_i, R, kk * Ra ** (-lo_i), err,
@@ -2513,7 +2565,7 @@ def _log_iv(x: flint.arb) -> tuple[float, float] | None:
     return vi.of_ball(x.log())
 
 
-def _power_fft(base: _Vec, k: int, side: str, target: float, h: float) -> _Vec | None:
+def _power_fft(base: _FVec, k: int, side: str, target: float, h: float) -> _Vec | None:
     """`_fft_core` with the window's entries as balls (a `_Vec`), the masses outside it
     moved as `side` says (`_fft_core`)."""
     f = _fft_core(base, k, side, target, h)
@@ -2536,10 +2588,7 @@ def _power_tilted(step: _Step, key: str, k: int, grid: Grid, h: float, side: str
                   target: float) -> _Vec:
     """`_power` by float FFT (`_power_fft`) when its certified bound is fine enough, else in
     balls. Both are certified; the window cut first is `_window`'s (module docstring, 4)."""
-    upper = key == "upper"
-    base = _Vec(list(getattr(step, key)), step.off, step.upper_inf if upper else flint.arb(0))
-    negligible = flint.arb(2) ** -grid.negligible_bits
     # `up`: the mass below rounded up to the bottom, above to out; otherwise all to out
-    base = _window(base, -(10**9), 10**9, side == "up", negligible)
+    base = _fwindow(_fvec(step, key), side == "up", 2.0**-grid.negligible_bits)
     got = _power_fft(base, k, side, target, h) if k > 1 else None
     return got if got is not None else _power(step, key, k, grid, h)
