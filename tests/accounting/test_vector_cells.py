@@ -200,3 +200,29 @@ def test_cells_stop_where_the_mass_beyond_is_negligible(monkeypatch) -> None:  #
     monkeypatch.setattr(C, "_carrying", lambda p, x, bits: real(p, x, bits - 10))
     mutant = heavy("upper")
     assert mutant.keys() != trimmed["upper"].keys()
+
+
+@pytest.mark.parametrize("pair", [
+    C.poisson_gaussian(F(1, 1000), F(1)),
+    C.mixture_gaussian(((0, F(1, 2)), (1, F(1, 3)), (3, F(1, 6))), F(3, 5), substitution=True),
+])
+def test_float_gauss_loss_and_slope_match_mpmath(pair: C.Pair) -> None:
+    """`_gauss_loss` (floats: the cut rules' loss and Newton slope) against the loss
+    log p/q and its derivative at 40 digits; the mutant that keeps one side's quadratic
+    (a loss off by x²/2s²) is caught."""
+    x = np.linspace(-6.0, 9.0, 61)
+    loss, slope = C._gauss_loss(pair, x)
+    s = _mp(float(pair.scale))
+
+    def ref(comps: tuple[tuple[F, F], ...], t: mpmath.mpf) -> mpmath.mpf:
+        return mpmath.log(sum(_mp(float(w)) * mpmath.exp(-((t - _mp(float(c))) ** 2) / (2 * s * s))
+                              for w, c in comps))
+
+    with mpmath.workdps(40):
+        for xi, li, si in zip(x.tolist(), loss.tolist(), slope.tolist(), strict=True):
+            t = _mp(xi)
+            exact = ref(pair.p, t) - ref(pair.q, t)
+            d = mpmath.diff(lambda u: ref(pair.p, u) - ref(pair.q, u), t)
+            assert abs(li - exact) <= 1e-12 * (1 + abs(exact))
+            assert abs(si - d) <= 1e-10 * (1 + abs(d))
+            assert abs(li - xi * xi / (2 * float(pair.scale) ** 2) - exact) > 1e-6 or xi == 0

@@ -19,8 +19,8 @@ from verifydp.exact.arb import ball
 __all__ = ["erfc_taylor", "normal_tail", "taylor_iv"]
 
 _SQRT2_BALL = flint.arb(2).sqrt()
-_IV_DEG = 16        # the interval path's Taylor degree for erfc (`erfc_taylor`)
-_IV_SPREAD = 0.5    # its blocks: 2·max(z, 1)·R ≤ 1/8 (z > 1), R ≤ 1/8 (z ≤ 1)
+_IV_DEG = 14        # the interval path's Taylor degree for erfc (`erfc_taylor`)
+_IV_SPREAD = 0.75   # its blocks: 2·max(z, 1)·R ≤ 3/16 (z > 1), R ≤ 3/16 (z ≤ 1)
 _TWO_OVER_SQRTPI = 2 / flint.arb.pi().sqrt()
 
 
@@ -82,9 +82,9 @@ def normal_tail(c: Fraction, scale: Fraction, x: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The tail of N(c, s²) beyond each cut x (floats, increasing): an enclosure [lo, hi] of
     erfc(z)/2, z = |x − c|/(s√2), and the side (True: right of c, the survival
-    function). The same Taylor models on larger blocks of degree 16 (the coefficients at the
+    function). The same Taylor models on larger blocks of degree 14 (the coefficients at the
     anchor z_b, and over the ball z_b ± R for the Lagrange remainder |a_{d+1}|R^{d+1}: under
-    (1/8)^17/17! of the value for z > 1): a_0 = erfc(z_b) in arb per block, the others for
+    (3/16)^15/15! of the value for z > 1): a_0 = erfc(z_b) in arb per block, the others for
     every block at once in intervals (`taylor_iv`; `erfc_taylor` in arb where |z| + R ≥ 26);
     the polynomial is evaluated at every cut of every block at once by Horner in intervals,
     at the offsets t = ±(x − x_b)/(s√2) enclosed in intervals."""
