@@ -49,10 +49,11 @@ returns a `Bracket` of ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ}, by bisection on c
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import overload
 
 import flint
 import numpy as np
@@ -671,10 +672,10 @@ def _log_polynomial(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...],
 class _Step:
     """One direction's per-step vectors on the lattice hℤ, all indices offset by `off`."""
 
-    upper: list[flint.arb]   # connect-the-dots P-masses
-    upper_inf: flint.arb     # P-mass at +∞
-    low_p: list[flint.arb]   # bucket P-masses (use lower ends)
-    low_q: list[flint.arb]   # bucket Q-masses (use upper ends)
+    upper: Sequence[flint.arb]   # connect-the-dots P-masses
+    upper_inf: flint.arb         # P-mass at +∞
+    low_p: Sequence[flint.arb]   # bucket P-masses (use lower ends)
+    low_q: Sequence[flint.arb]   # bucket Q-masses (use upper ends)
     off: int
     mean_p: float            # float moments, only to place windows
     mean_q: float
@@ -1178,17 +1179,9 @@ def _direction_iv(pm: vi.Iv, qm: vi.Iv, p_below: flint.arb, p_above: flint.arb,
         xa_lo[s_idx] = np.maximum(x, 0.0)
     to_b = np.where(split, vi.rup(pm[1] - xa_lo), 0.0)
     up = acc(np.concatenate((a_i, a_i, b_i)), np.concatenate((up_w, xa_lo, to_b)), True)
-    up_c = [flint.arb(v) for v in up.tolist()]
-    lp_c, lq_c = vi.balls(*lp), vi.balls(*lq)
-    p_b = flint.arb(p_below.upper())
-    floats = (_bumped((up, up), ((below[1] - off, p_b),)),
+    floats = (_bumped((up, up), ((below[1] - off, flint.arb(p_below.upper())),)),
               _bumped(lp, ((below[0] - off, p_below), (last - off, p_above))),
               _bumped(lq, ((below[0] - off, q_below), (last - off, q_above))))
-    up_c[below[1] - off] += p_b
-    lp_c[below[0] - off] += p_below
-    lq_c[below[0] - off] += q_below
-    lp_c[last - off] += p_above
-    lq_c[last - off] += q_above
     hf = float(h)
     wp, wq = (pm[0] + pm[1]) / 2, (qm[0] + qm[1]) / 2
 
@@ -1201,8 +1194,37 @@ def _direction_iv(pm: vi.Iv, qm: vi.Iv, p_below: flint.arb, p_above: flint.arb,
 
     mean_p, mean_q, var = moments((cell_lo + cell_hi) / 2 * hf)
     bucket_p, bucket_q, _ = moments(cell_lo.astype(float) * hf)
-    return _Step(up_c, flint.arb(p_above.upper()), lp_c, lq_c, off, mean_p, mean_q,
-                 math.sqrt(var), bucket_p, bucket_q, floats=floats)
+    return _Step(_LazyBalls(floats[0]), flint.arb(p_above.upper()), _LazyBalls(floats[1]),
+                 _LazyBalls(floats[2]), off, mean_p, mean_q, math.sqrt(var), bucket_p,
+                 bucket_q, floats=floats)
+
+
+class _LazyBalls(Sequence[flint.arb]):
+    """The balls containing float enclosures (`vecint.balls`), made when first read: the
+    FFT path reads the floats themselves (`_fvec`), so most steps never need them."""
+
+    def __init__(self, iv: vi.Iv) -> None:
+        self._iv = iv
+        self._balls: list[flint.arb] | None = None
+
+    def _get(self) -> list[flint.arb]:
+        if self._balls is None:
+            self._balls = vi.balls(*self._iv)
+        return self._balls
+
+    def __len__(self) -> int:
+        return len(self._iv[0])
+
+    @overload
+    def __getitem__(self, i: int) -> flint.arb: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[flint.arb]: ...
+
+    def __getitem__(self, i: int | slice) -> flint.arb | list[flint.arb]:
+        return self._get()[i]
+
+    def __iter__(self) -> Iterator[flint.arb]:
+        return iter(self._get())
 
 
 def _bumped(iv: vi.Iv, adds: tuple[tuple[int, flint.arb], ...]) -> vi.Iv:
@@ -1295,8 +1317,8 @@ def _merged(up: _Step, low: _Step) -> _Step:
     end = max(up.off + len(up.upper), low.off + len(low.low_p))
     zero = flint.arb(0)
 
-    def pad(v: list[flint.arb], o: int) -> list[flint.arb]:
-        return [zero] * (o - off) + v + [zero] * (end - o - len(v))
+    def pad(v: Sequence[flint.arb], o: int) -> list[flint.arb]:
+        return [zero] * (o - off) + list(v) + [zero] * (end - o - len(v))
 
     return _Step(pad(up.upper, up.off), up.upper_inf, pad(low.low_p, low.off),
                  pad(low.low_q, low.off), off, up.mean_p, up.mean_q, max(up.sd, low.sd),
