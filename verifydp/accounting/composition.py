@@ -2407,16 +2407,16 @@ def _fft_core(base: _FVec, k: int, side: str, target: float, h: float,
     mu = float((wa * idx).sum())
     sd = math.sqrt(max(float((wa * (idx - mu) ** 2).sum()), 1e-12))
     span = k * (n - 1) + 1
-    # the window first spans 7 composed sds each way, split in proportion to 7 sds plus
-    # twice one step's extremes beyond the bulk (a rare large loss of a subsampled step
-    # makes a heavy tail), the start moved toward the heavier tail (`_window_start`), and
-    # doubles until the aliased mass (Chernoff, certified) is below the round-off bound
-    # (`fftpow.round_off_bound`, known before the FFT is run): floats choose it, the
-    # bounds decide (2^14 entries at q = 1/100, σ = 2, k = 1000, where the extremes' room
-    # asked for 2^15 and the aliased mass at 2^14 is 10^-17)
+    # the window first spans 7 composed sds each way (and at least one step), split in
+    # proportion to 7 sds plus twice one step's extremes beyond the bulk (a rare large
+    # loss of a subsampled step makes a heavy tail), the start moved toward the heavier
+    # tail (`_window_start`), and doubles until the aliased mass (Chernoff, certified) is
+    # below the round-off bound (`fftpow.round_off_bound`, known before the FFT is run):
+    # floats choose it, the bounds decide (2^14 entries at q = 1/100, σ = 2, k = 1000,
+    # where the extremes' room asked for 2^15 and the aliased mass at 2^14 is 10^-17)
     w_lo = 7 * math.sqrt(k) * sd + 2 * mu + 16
     w_hi = 7 * math.sqrt(k) * sd + 2 * (n - 1 - mu) + 16
-    size = 1 << max(1, math.ceil(math.log2(14 * math.sqrt(k) * sd + 32)))
+    size = 1 << max(2, math.ceil(math.log2(max(14 * math.sqrt(k) * sd + 32, n))))
     while True:
         if size >= span:
             size = 1 << max(1, math.ceil(math.log2(span)))
