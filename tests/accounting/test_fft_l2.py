@@ -118,3 +118,34 @@ def test_mirrored_fft_lower_end_of_the_reverse_order() -> None:
     assert isinstance(fft._lower_tails[1], _FftTails)
     balls = composed(sub, 300, grid)._lower(1, F(1))
     assert abs(got - balls) <= balls / 1000 and got <= fft._upper_at(1, F(1))
+
+
+@pytest.mark.parametrize("log_r", [-1e-3, -0.2, 0.02])
+def test_geometric_sum_encloses_the_arb_horner_sum(log_r: float) -> None:
+    """`composition._geometric_sum` (Σ x_m r^m in float intervals: the FFT window's
+    threshold sums and the upper vectors' suffix sums) against arb's Horner sum at 200
+    bits, with entries of both signs (round-off makes some FFT entries negative); the
+    mutant whose factors miss the last step of r^m is caught; beyond the floats' exponent
+    range it declines (None: the caller's arb Horner sum)."""
+    from verifydp.accounting.composition import _geometric_sum
+
+    rng = np.random.default_rng(3)
+    x = rng.random(3000) * 1e-5
+    x[::17] *= -1e-6
+    iv = (x, x)
+    r = flint.arb(log_r).exp()
+    lr = (float(np.nextafter(log_r, -np.inf)), float(np.nextafter(log_r, np.inf)))
+    got = _geometric_sum(iv, lr)
+    assert got is not None
+    old = flint.ctx.prec
+    flint.ctx.prec = 200
+    try:
+        ref = flint.arb_poly([flint.arb(v) for v in x.tolist()])(r)
+        assert got.contains(ref) or got.overlaps(ref)
+        assert ref.mid() - got.lower() >= 0 and got.upper() - ref.mid() >= 0
+        assert float(got.rad()) <= 1e-9 * abs(float(ref.mid()))
+        mutant = flint.arb_poly([flint.arb(v) for v in x.tolist()])(r) * r
+        assert not got.overlaps(mutant)
+    finally:
+        flint.ctx.prec = old
+    assert _geometric_sum(iv, (-0.7, -0.7)) is None  # r^2999 = e^-2099: below the floats

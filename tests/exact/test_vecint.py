@@ -75,3 +75,24 @@ def test_exp_affine_encloses_the_geometric_sequence(c: float, d: float, n: int) 
 
 def test_exp_affine_declines_exponents_beyond_700() -> None:
     assert V.exp_affine((650.0, 650.0), (1.0, 1.0), 100) is None
+
+
+def test_total_encloses_the_exact_sum_of_any_signs() -> None:
+    """`total`: Σ over intervals of any sign, the exact rational sum of the ends inside; a
+    cancelling triple (1e16, 1, −1e16) sums to 0 in floats, 1 exactly, so the margin is
+    what encloses it (the mutant without it is caught)."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(11)
+    for n in (1, 7, 1000, 20000):
+        lo = rng.normal(size=n) * 10.0 ** rng.integers(-20, 20, size=n)
+        hi = lo + np.abs(rng.normal(size=n)) * 1e-12 * np.abs(lo)
+        a, b = V.total((lo, hi))
+        exact_lo = sum((Fraction(x) for x in lo.tolist()), Fraction(0))
+        exact_hi = sum((Fraction(x) for x in hi.tolist()), Fraction(0))
+        assert Fraction(a) <= exact_lo and exact_hi <= Fraction(b)
+    x = np.array([1e16, 1.0, -1e16])
+    assert float(x.sum()) != 1.0  # the float sum alone misses the exact 1
+    a, b = V.total((x, x))
+    assert a <= 1.0 <= b and b - a < 1e3
+    assert V.total((np.zeros(0), np.zeros(0))) == (0.0, 0.0)

@@ -1207,6 +1207,10 @@ class _LazyBalls(Sequence[flint.arb]):
         self._iv = iv
         self._balls: list[flint.arb] | None = None
 
+    @property
+    def iv(self) -> vi.Iv:
+        return self._iv
+
     def _get(self) -> list[flint.arb]:
         if self._balls is None:
             self._balls = vi.balls(*self._iv)
@@ -1332,7 +1336,7 @@ def _merged(up: _Step, low: _Step) -> _Step:
 class _Vec:
     """Masses at lattice indices off, off+1, …, plus a mass counted outside (see `_window`)."""
 
-    c: list[flint.arb]
+    c: Sequence[flint.arb]   # a list, or `_LazyBalls` (FFT powers: `_power_fft`)
     off: int
     out: flint.arb = field(default_factory=lambda: flint.arb(0))
 
@@ -1654,7 +1658,10 @@ class _FloatUpper:
 
     @staticmethod
     def of(up: _Vec, h: float) -> _FloatUpper:
-        masses = np.array([float(x.mid()) for x in up.c])
+        if isinstance(up.c, _LazyBalls):
+            masses = (up.c.iv[0] + up.c.iv[1]) / 2
+        else:
+            masses = np.array([float(x.mid()) for x in up.c])
         s = h * (up.off + np.arange(len(masses)))
         mass = np.append(np.cumsum(masses[::-1])[::-1], 0.0)
         tilt = np.append(np.cumsum((masses * np.exp(-s))[::-1])[::-1], 0.0)
@@ -1678,6 +1685,15 @@ class _Suffix:
         self._memo: dict[int, tuple[flint.arb, flint.arb]] = {}
 
     def at(self, j: int) -> tuple[flint.arb, flint.arb]:
+        if j not in self._memo and isinstance(self._up.c, _LazyBalls):
+            # float enclosures (an FFT power): both sums in float intervals
+            lo, hi = self._up.c.iv
+            part = (np.maximum(lo[j:], 0.0), hi[j:])
+            hl, hh = vi.of_ball(self._ha)
+            tilt = _geometric_sum(part, (-hh, -hl))
+            if tilt is not None:
+                mass = vi.ball_of(*vi.total(part))
+                self._memo[j] = (mass, (-(self._ha * (self._up.off + j))).exp() * tilt)
         if j not in self._memo:
             c = self._up.c[j:]
             mass = sum(c, flint.arb(0))
@@ -2510,6 +2526,21 @@ class _FftTails:
         return self.certified[tau]
 
 
+def _geometric_sum(iv: vi.Iv, log_r: tuple[float, float]) -> flint.arb | None:
+    """A ball enclosing Σ_m x_m·r^m for x_m in iv (floats, any signs) and r = e^ρ with ρ in
+    log_r: the factors r^m in float intervals (`vecint.exp_affine`), each product rounded
+    outward, the sum by `vecint.total`. None where an exponent leaves the floats' range
+    (the caller evaluates in arb)."""
+    lo, hi = iv
+    fac = vi.exp_affine((0.0, 0.0), log_r, len(lo))
+    if fac is None:
+        return None
+    flo, fhi = fac
+    p_lo = vi.rdn(np.where(lo >= 0, lo * flo, lo * fhi))
+    p_hi = vi.rup(np.where(hi >= 0, hi * fhi, hi * flo))
+    return vi.ball_of(*vi.total((p_lo, p_hi)))
+
+
 def _window_sum(f: _FftOut, t: int, lower: bool) -> flint.arb:
     """A certified bound of the untilted composed mass at lattice indices ≥ t inside the
     window: from below (`lower`, side ``low``) or above. With r = 1/R, m0 = t − off and the
@@ -2519,8 +2550,9 @@ def _window_sum(f: _FftOut, t: int, lower: bool) -> flint.arb:
     `fftpow`: Higham 2002, Thm 24.2, applied to the whole vector), and the aliased mass, non-
     negative and at most `alias` in all, by at most g·r^{m0}·alias, from above only (so
     only the lower bound subtracts it). The geometric sum is min(n, (1 − r^{2n})/(1 − r²)),
-    in arb. The float entries are exact balls, so the Horner sum Σ vals_{m0+i}·r^i is a
-    rigorous ball; an entry's float may be negative (round-off), which the bound covers."""
+    in arb. The float entries are exact, so Σ vals_{m0+i}·r^i is enclosed in float
+    intervals (`_geometric_sum`; an arb Horner sum where its exponents leave the floats'
+    range); an entry's float may be negative (round-off), which the bound covers."""
     m0 = max(t - f.off, 0)
     n = len(f.vals) - m0
     if n <= 0:
@@ -2536,8 +2568,11 @@ def _window_sum(f: _FftOut, t: int, lower: bool) -> flint.arb:
     pad = flint.arb(f.err) * geo.sqrt()
     if lower:
         pad = pad + flint.arb(f.alias)
-    poly = flint.arb_poly(f.vals[m0:].tolist())
-    s = poly(r) - pad if lower else poly(r) + pad
+    vals = f.vals[m0:]
+    lr = _log_iv(flint.arb(f.R))
+    got = None if lr is None else _geometric_sum((vals, vals), (-lr[1], -lr[0]))
+    got = got if got is not None else flint.arb_poly(vals.tolist())(r)
+    s = got - pad if lower else got + pad
     return f.g * r ** m0 * s
 
 
@@ -2581,11 +2616,12 @@ def _log_ball(x: flint.arb) -> float:
     return math.log(int(man)) + int(exp) * math.log(2)
 
 
-def _scaled_entries(f: _FftOut, upper: bool) -> list[flint.arb]:
-    """The window's untilted entries as point balls: g·R^{−m}·(vals_m + err) rounded up
-    (`upper`) or g·R^{−m}·max(vals_m − slack, 0) rounded down. The factors g·R^{−m} are
-    enclosed in float intervals (`vecint.exp_affine` of log g − m·log R, logs outward by `_log_iv`) where
-    the exponents allow; otherwise each is a ball (arb, entry by entry)."""
+def _scaled_entries(f: _FftOut, upper: bool) -> vi.Iv:
+    """Float enclosures of the window's untilted entries: g·R^{−m}·(vals_m + err) rounded up
+    (`upper`) or g·R^{−m}·max(vals_m − slack, 0) rounded down, each a point (lo = hi). The
+    factors g·R^{−m} are enclosed in float intervals (`vecint.exp_affine` of log g − m·log R,
+    logs outward by `_log_iv`) where the exponents allow; otherwise each is a ball (arb,
+    entry by entry)."""
     vals = f.vals
     n = len(vals)
     lg, lr = _log_iv(f.g), _log_iv(flint.arb(f.R))
@@ -2594,20 +2630,21 @@ def _scaled_entries(f: _FftOut, upper: bool) -> list[flint.arb]:
         if fac is not None:
             glo, ghi = fac
             if upper:
-                ent = vi.rup(vi.rup(vals + f.err) * ghi)
-                return [flint.arb(x) for x in np.maximum(ent, 0.0).tolist()]
-            ent = np.maximum(vi.rdn(vi.rdn(vals - f.slack) * glo), 0.0)
-            return [flint.arb(x) for x in ent.tolist()]
+                ent = np.maximum(vi.rup(vi.rup(vals + f.err) * ghi), 0.0)
+            else:
+                ent = np.maximum(vi.rdn(vi.rdn(vals - f.slack) * glo), 0.0)
+            return ent, ent.copy()
     g = f.g
     r_inv = 1 / flint.arb(f.R)
-    out: list[flint.arb] = []
-    for x in vals.tolist():
+    out = np.zeros(n)
+    for i, x in enumerate(vals.tolist()):
         if upper:
-            out.append(flint.arb((g * flint.arb(x + f.err) * (1 + 2.0**-52)).upper()))
+            out[i] = vi.of_ball(g * flint.arb(x + f.err) * (1 + 2.0**-52))[1]
         else:
-            out.append(flint.arb((g * flint.arb(max(x - f.slack, 0.0)) * (1 - 2.0**-52)).lower()))
+            out[i] = max(vi.of_ball(g * flint.arb(max(x - f.slack, 0.0)) * (1 - 2.0**-52))[0],
+                         0.0)
         g = g * r_inv
-    return out
+    return out, out.copy()
 
 
 def _log_iv(x: flint.arb) -> tuple[float, float] | None:
@@ -2619,22 +2656,23 @@ def _log_iv(x: flint.arb) -> tuple[float, float] | None:
 
 
 def _power_fft(base: _FVec, k: int, side: str, target: float, h: float) -> _Vec | None:
-    """`_fft_core` with the window's entries as balls (a `_Vec`), the masses outside it
-    moved as `side` says (`_fft_core`)."""
+    """`_fft_core` with the window's entries as a `_Vec` (balls made when first read, their
+    float enclosures summed directly by `_Suffix`), the masses outside it moved as `side`
+    says (`_fft_core`)."""
     f = _fft_core(base, k, side, target, h)
     if f is None:
         return None
     upper = side != "low"
     below, above, lost = f.below, f.above, f.lost
-    out_c = _scaled_entries(f, upper)
+    ent = _scaled_entries(f, upper)
     out = flint.arb(0)
     if side == "up":
-        out_c[0] = out_c[0] + below
+        ent = _bumped(ent, ((0, below),))
         out = lost + above
     elif side == "down":
-        out_c[-1] = out_c[-1] + above
+        ent = _bumped(ent, ((len(ent[0]) - 1, above),))
         out = lost + below
-    return _Vec(out_c, f.off, flint.arb(out.upper()) if upper else out)
+    return _Vec(_LazyBalls(ent), f.off, flint.arb(out.upper()) if upper else out)
 
 
 def _power_tilted(step: _Step, key: str, k: int, grid: Grid, h: float, side: str,

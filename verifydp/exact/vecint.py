@@ -20,7 +20,7 @@ import flint
 import numpy as np
 
 __all__ = ["Iv", "add", "ball_of", "balls", "exp", "exp_affine", "exp_points", "grouped_sum",
-           "log", "log_points", "mul", "of_ball", "pad", "rdn", "rup", "sub"]
+           "log", "log_points", "mul", "of_ball", "pad", "rdn", "rup", "sub", "total"]
 
 Iv = tuple[np.ndarray, np.ndarray]
 
@@ -82,6 +82,21 @@ def grouped_sum(idx: np.ndarray, x: np.ndarray, size: int, up: bool) -> np.ndarr
     if up:
         return rup(s * (1 + 4 * c * 2.0**-53))
     return np.maximum(rdn(s * (1 - 4 * c * 2.0**-53)), 0.0)
+
+
+def total(a: Iv) -> tuple[float, float]:
+    """Floats enclosing Σ_i x_i for every x_i in [lo_i, hi_i] (any signs): a float sum of
+    n terms in any order errs by at most γ_{n−1}·Σ|x| (Higham 2002, §4.2, (4.4)); Σ|x| is
+    itself a float sum, so the margin 4nu·(Σ|lo| + Σ|hi|) covers it while nu < 1/4."""
+    n = len(a[0])
+    if not n:
+        return 0.0, 0.0
+    u = 2.0**-53
+    if not n * u < 0.25:
+        raise ArithmeticError("total: too many terms for the summation bound")
+    margin = float(rup(np.array(4 * n * u * (float(np.abs(a[0]).sum()) + float(np.abs(a[1]).sum())))))
+    return (float(rdn(np.array(float(a[0].sum()) - margin))),
+            float(rup(np.array(float(a[1].sum()) + margin))))
 
 
 def pad(a: Iv, r: np.ndarray | float) -> Iv:
