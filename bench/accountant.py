@@ -9,7 +9,7 @@ outside the certified bracket. Exit status 1 when verifydp misses its goals — 
 no slower than dp-accounting's PLD in the same run (its time ratio is printed per setting) — on a setting where δ is in
 [1e-12, 0.5] (outside that range a relative width says little), or when a peer value outside
 the bracket is not flagged. A judged setting that misses a time goal prints why, where the
-reason is known (`WHY`).
+reason is known (`WHY`: the two settings closest to dp-accounting's time).
 
     python bench/accountant.py            # the whole grid (a few minutes)
     python bench/accountant.py --quick    # the issue's headline row only
@@ -68,23 +68,24 @@ def pld_roundoff(d: object, eps: float) -> float | None:
 
 GOALS = {1000: (Fraction(1, 100), 1.0), 10_000: (Fraction(1, 100), 2.0)}  # and ≤ dp-accounting's time
 
-# why a setting still misses a time goal (measured 2026-11-27 at 15:43 and 16:01 on 2 cores,
-# load 1–2, after issue 29 goal 3's fourth pass; bench/README.md's accountant row has the table)
+# why a setting can still miss a time goal on a slower or busier host: the two closest to
+# dp-accounting's time (measured 2026-11-27 at 17:04 on 2 cores, load ≈ 1, after issue 29
+# goal 3's fifth pass, when every judged setting was faster; bench/README.md has the table)
 WHY = {
     (Fraction(1, 1000), Fraction(1), 10_000):
-        "dp-accounting takes 0.22–0.37 s; verifydp 0.35–0.51 s by the host's speed (1.4–1.75×; was 0.69 s, 3×): one lattice h ≈ 1/5830 "
-        "from the float plan, where three different vectors are composed (the connect-the-"
-        "dots upper vector and the lower end's two bucket vectors), each by a tilted FFT power "
-        "of 2^18 entries (the tilted step law is heavy-tailed, sd ≈ 100 lattice steps, so 10⁴ "
-        "steps need 2^18 before the certified aliasing is below the round-off): ~0.13 s even "
-        "at half length (real input); the certified cells ~0.12 s; sums and window bounds the "
-        "rest. dp-accounting composes one vector once",
+        "dp-accounting takes 0.21–0.25 s; verifydp 0.19–0.21 s (0.77×; was 0.35–0.51 s): one "
+        "lattice h ≈ 1/5830 from the float plan, where three different vectors are composed "
+        "(the connect-the-dots upper vector and the lower end's two bucket vectors), each by "
+        "a tilted FFT power of 2^17 entries (the tilted step law is heavily skewed, sd ≈ 70 "
+        "lattice steps; the window's start balances the two certified Chernoff tails): "
+        "~0.05 s; the certified cells of 17 000 lattice entries ~0.09 s; the Chernoff "
+        "searches, tails and sums the rest. dp-accounting composes one vector once",
     (Fraction(1, 100), Fraction(2), 1000):
-        "dp-accounting takes ~0.065 s; verifydp ~0.09 s (was 0.14 s): one lattice ≈ 1/4080 "
-        "and the smaller order's upper end alone on 1/286; the certified cells of both "
-        "lattices ~0.04 s (erfc Taylor models and log densities in intervals), FFT powers and "
-        "their certified sums ~0.03 s, the float plan and cut points ~0.02 s: fixed costs "
-        "spread over many small steps, no hot spot",
+        "dp-accounting takes ~0.063 s; verifydp ~0.05 s (0.87×; was 0.09 s): one lattice "
+        "≈ 1/4080 and the smaller order's upper end alone on 1/286; the certified cells of "
+        "both lattices ~0.03 s (erfc Taylor models and log densities in intervals), four FFT "
+        "powers of 2^14 and their certified sums ~0.015 s: fixed costs spread over many "
+        "small steps, no hot spot",
 }
 
 

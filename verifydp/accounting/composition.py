@@ -399,12 +399,18 @@ def _cut_points(pair: Pair, grid: Grid) -> list[float]:
 
 def _float_sf(pair: Pair, comps: tuple[tuple[Fraction, Fraction], ...], x: np.ndarray,
               left: bool = False) -> np.ndarray:
-    """A Gaussian mixture's float mass above each x (below it, `left`)."""
-    from scipy.special import ndtr
-
+    """A Gaussian mixture's float mass above each x (below it, `left`), from above: each
+    tail Φ̄(z) ≤ min(e^{−z²/2}/2, φ(z)/z) for z > 0 (Chernoff, Mills), 1 elsewhere; within
+    1.3 % of it beyond 9 scales (no scipy import on the first composition)."""
     s, sign = float(pair.scale), 1.0 if left else -1.0
-    return sum((float(w) * ndtr(sign * (x - float(c)) / s) for w, c in comps),
-               np.zeros_like(x))
+    out = np.zeros_like(x)
+    for w, c in comps:
+        z = -sign * (x - float(c)) / s
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            e = np.exp(-z * z / 2)
+            b = np.where(z > 0, np.minimum(e / 2, e / (z * math.sqrt(2 * math.pi))), 1.0)
+        out += float(w) * b
+    return out
 
 
 def _carrying(pair: Pair, x: np.ndarray, bits: int) -> np.ndarray:
