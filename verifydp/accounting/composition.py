@@ -1683,8 +1683,9 @@ class _FloatUpper:
 class _Suffix:
     """Suffix sums of an upper vector, certified where first asked for (memoised):
     mass(j) = Σ_{i≥j} c_i and tilt(j) = Σ_{i≥j} c_i e^{−s_i}, s_i = h(off + i), the latter as
-    e^{−s_j}·Σ_m c_{j+m} r^m with r = e^{−h} (flint's Horner on the ball polynomial: one
-    evaluation, not one exponential per entry)."""
+    e^{−s_j}·Σ_m c_{j+m} r^m with r = e^{−h}: for an FFT power's float enclosures a geometric
+    sum in float intervals (`_geometric_sum`), otherwise flint's Horner on the ball
+    polynomial; one evaluation, not one exponential per entry."""
 
     def __init__(self, up: _Vec, h: Fraction) -> None:
         self._up, self._ha = up, ball(h)
@@ -2509,9 +2510,9 @@ class _FftOut:
 class _FftTails:
     """`_Tails` for δ_{P‖Q} from two tilted FFT powers kept in floats (`_FftOut`): P̃^k on
     side ``low``, Q̃^k on side ``up``. Float suffix sums choose τ; the chosen τ's sums are
-    certified in one arb polynomial evaluation per vector (Horner at 1/R over the window's
-    float entries, exact as balls), never entry by entry, with the round-off bounded for the
-    sum as a whole (`_window_sum`)."""
+    certified as one geometric sum at 1/R per vector over the window's exact float entries
+    (`_geometric_sum`), never entry by entry, with the round-off bounded for the sum as a
+    whole (`_window_sum`)."""
 
     ps: np.ndarray
     qs: np.ndarray
