@@ -348,3 +348,62 @@ def test_upper_end_from_suffix_sums_matches_the_cellwise_sum(target: float | Non
             mass, tilt = suffix.at(start + 1)
             late = up.out + mass - flint.arb(ea.mid()).exp() * tilt
             assert late.upper() < ref.lower()  # the mutant is below the true sum: unsound
+
+
+def test_epsilon_of_delta_after_many_steps_tilts_to_the_saddle_guess() -> None:
+    """`compose(delta=…, rtol=…)` after ≥ 100 steps composes by tilted FFT at the saddle
+    point's ε estimate (`_saddle_eps`): the plain Gaussian's exact ε (k = 400, σ = 20: μ = 1)
+    inside, within 1 %, and the guess within a tenth of it; a Poisson-subsampled case agrees
+    with the δ(ε) path's certified brackets at both ends (δ(ε_hi) may not exceed δ, δ(ε_lo)
+    may not fall below it)."""
+    target = F(1, 10**5)
+    with mpmath.workdps(40):
+        m = mpmath.mpf(1)
+        tgt = mpmath.mpf(target.numerator) / target.denominator
+        exact = mpmath.findroot(lambda e: mpmath.ncdf(m / 2 - e / m)
+                                - mpmath.exp(e) * mpmath.ncdf(-m / 2 - e / m) - tgt, 3)
+    plain = C.poisson_gaussian(F(1), F(20))
+    guess = C._saddle_eps(plain, 400, float(target))
+    assert guess is not None and abs(guess - float(exact)) <= 0.1 * float(exact)
+    b = C.compose(plain, 400, delta=target, rtol=F(1, 100))
+    assert b.lo <= F(mpmath.nstr(exact, 35)) <= b.hi and b.width <= b.hi / 100
+    sub = C.poisson_gaussian(F(1, 100), F(1))
+    e = C.compose(sub, 1000, delta=target, rtol=F(1, 100))
+    assert e.width <= e.hi / 100
+    assert C.compose(sub, 1000, epsilon=e.hi, rtol=F(1, 100)).lo <= target
+    assert C.compose(sub, 1000, epsilon=e.lo, rtol=F(1, 100)).hi >= target
+    assert C._saddle_eps(C.poisson_gaussian(F(1, 100), F(1)), 100, 1.5) is None
+
+
+def test_float_suffix_sums_enclose_the_arb_sums() -> None:
+    """`_float_suffixes` (an FFT power's δ upper end at every ε) against arb suffix sums at
+    200 bits, every j; the mutant without the cumulative sums' growth factor falls on both
+    sides of them."""
+    import flint
+    import numpy as np
+
+    rng = np.random.default_rng(9)
+    c = rng.random(2000) * 1e-3
+    c[::7] *= 1e-9
+    ha = flint.arb(F(1, 300).numerator) / F(1, 300).denominator
+    got = C._float_suffixes((c, c.copy()), ha)
+    assert got is not None
+    m_lo, m_hi, t_lo, t_hi = got
+    plain = np.cumsum(c[::-1])[::-1]  # the mutant: float suffix sums without the growth factor
+    below = above = 0
+    old = flint.ctx.prec
+    flint.ctx.prec = 200
+    try:
+        r = (-ha).exp()
+        mass, tilt = flint.arb(0), flint.arb(0)
+        for j in range(len(c) - 1, -1, -1):
+            mass = mass + flint.arb(float(c[j]))
+            tilt = tilt + flint.arb(float(c[j])) * r**j
+            assert flint.arb(m_lo[j]) <= mass <= flint.arb(m_hi[j])
+            assert flint.arb(t_lo[j]) <= tilt <= flint.arb(t_hi[j])
+            assert m_hi[j] - m_lo[j] <= 1e-9 * float(mass.mid())
+            below += bool(flint.arb(float(plain[j])) < mass)
+            above += bool(flint.arb(float(plain[j])) > mass)
+    finally:
+        flint.ctx.prec = old
+    assert below and above  # neither side of the plain float sums is a bound

@@ -1683,24 +1683,25 @@ class _FloatUpper:
 class _Suffix:
     """Suffix sums of an upper vector, certified where first asked for (memoised):
     mass(j) = Σ_{i≥j} c_i and tilt(j) = Σ_{i≥j} c_i e^{−s_i}, s_i = h(off + i), the latter as
-    e^{−s_j}·Σ_m c_{j+m} r^m with r = e^{−h}: for an FFT power's float enclosures a geometric
-    sum in float intervals (`_geometric_sum`), otherwise flint's Horner on the ball
-    polynomial; one evaluation, not one exponential per entry."""
+    e^{−s_j}·Σ_m c_{j+m} r^m with r = e^{−h}: for an FFT power's float enclosures, every j at
+    once from float suffix sums of c_i and c_i·e^{−hi} (`_float_suffixes`), otherwise
+    flint's Horner on the ball polynomial; one evaluation, not one exponential per entry."""
 
     def __init__(self, up: _Vec, h: Fraction) -> None:
         self._up, self._ha = up, ball(h)
         self._memo: dict[int, tuple[flint.arb, flint.arb]] = {}
+        self._floats: tuple[np.ndarray, ...] | None = None
+        self._tried = False
 
     def at(self, j: int) -> tuple[flint.arb, flint.arb]:
-        if j not in self._memo and isinstance(self._up.c, _LazyBalls):
-            # float enclosures (an FFT power): both sums in float intervals
-            lo, hi = self._up.c.iv
-            part = (np.maximum(lo[j:], 0.0), hi[j:])
-            hl, hh = vi.of_ball(self._ha)
-            tilt = _geometric_sum(part, (-hh, -hl))
-            if tilt is not None:
-                mass = vi.ball_of(*vi.total(part))
-                self._memo[j] = (mass, (-(self._ha * (self._up.off + j))).exp() * tilt)
+        c = self._up.c
+        if j not in self._memo and isinstance(c, _LazyBalls):
+            if not self._tried:
+                self._floats, self._tried = _float_suffixes(c.iv, self._ha), True
+            if self._floats is not None:
+                m_lo, m_hi, t_lo, t_hi = self._floats
+                self._memo[j] = (vi.ball_of(m_lo[j], m_hi[j]),
+                                 (-(self._ha * self._up.off)).exp() * vi.ball_of(t_lo[j], t_hi[j]))
         if j not in self._memo:
             c = self._up.c[j:]
             mass = sum(c, flint.arb(0))
@@ -1709,6 +1710,29 @@ class _Suffix:
                 else flint.arb(0)
             self._memo[j] = (mass, tilt)
         return self._memo[j]
+
+
+def _float_suffixes(iv: vi.Iv, ha: flint.arb) -> tuple[np.ndarray, ...] | None:
+    """Enclosures of Σ_{i≥j} c_i and Σ_{i≥j} c_i·e^{−hi} for every j, c_i ∈ iv (non-negative
+    masses; h in the ball ha): the factors e^{−hi} in float intervals (`vecint.exp_affine`),
+    the products rounded outward, the suffix sums by float cumulative sums, whose error for
+    non-negative terms is at most γ_{n−1} times the sum (Higham 2002, §4.2): the factors
+    1 ± 4nu cover it. Lower ends (m_lo, t_lo), upper ends (m_hi, t_hi); None where an
+    exponent leaves the floats' range."""
+    lo, hi = np.maximum(iv[0], 0.0), iv[1]
+    n = len(lo)
+    hl, hh = vi.of_ball(ha)
+    fac = vi.exp_affine((0.0, 0.0), (-hh, -hl), n)
+    if fac is None or not n * _U < 0.01:
+        return None
+    grow = 4 * n * _U
+
+    def suffix(x: np.ndarray, up: bool) -> np.ndarray:
+        s = np.cumsum(x[::-1])[::-1]
+        return vi.rup(s * (1 + grow)) if up else np.maximum(vi.rdn(s * (1 - grow)), 0.0)
+
+    return (suffix(lo, False), suffix(hi, True), suffix(vi.rdn(lo * fac[0]), False),
+            suffix(vi.rup(hi * fac[1]), True))
 
 
 def _suffix(up: _Vec, h: Fraction) -> _Suffix:
@@ -1885,7 +1909,9 @@ def compose(pair: AnyPair, steps: int, *, epsilon: Fraction | None = None,
     ``grid.h`` comes first (returned if it already meets `rtol`); where its width is in the O(h²)
     regime of the discretisation error, that law picks the first real lattice, which may be
     coarser than ``grid.h`` (q = 1/100, σ = 3/5, k = 1000 meets 1 % at h ≈ 1/150, not 1/1000),
-    and the probe's certified δ sets the negligible cut (`_cut_bits`). Then the lattice is
+    and the probe's certified δ sets the negligible cut (`_cut_bits`). For ε(δ) after many
+    steps, a coarse lattice's certified ε(δ) first (`_eps_guess`) tilts the float FFT powers
+    there. Then the lattice is
     refined (at most `max_refinements` times) by the factor the law predicts (between 2 and
     8, from 1.25 after a near miss; 2 when nothing can be predicted): the work grows as 1/h, and halving step by step would
     pay for every intermediate lattice. Every bracket on the way is certified, and the last
@@ -1904,17 +1930,48 @@ def compose(pair: AnyPair, steps: int, *, epsilon: Fraction | None = None,
     if epsilon is not None and rtol is not None:
         return _refine_delta(pair, steps, Fraction(epsilon), grid, Fraction(rtol),
                              max_refinements)
+    target: float | None = None
     if rtol is not None:
         # ε(δ): the ε found is not known yet; e^1 is a guess
         grid = replace(grid, negligible_bits=_cut_bits(steps, grid, float(delta), 1.0,  # type: ignore[arg-type]
                                                        Fraction(rtol)))
+        target = _eps_guess(pair, steps, grid, Fraction(delta))  # type: ignore[arg-type]
     while True:
-        c = composed(pair, steps, grid)
+        c = composed(pair, steps, grid, target=target)
         b = c.delta(Fraction(epsilon)) if epsilon is not None else c.epsilon(Fraction(delta))  # type: ignore[arg-type]
         if meets(b) or max_refinements <= 0:
             return b
         grid = _finer(grid, b, Fraction(rtol), caller_bits)  # type: ignore[arg-type]
+        target = _finite_target((b.lo + b.hi) / 2) if target is not None else None
         max_refinements -= 1
+
+
+_GUESS_STEPS = 100  # ε(δ) after at least this many steps: tilt the FFT to a coarse guess
+
+
+def _finite_target(eps: Fraction) -> float | None:
+    e = float(eps)
+    return e if 0 < e < 700 else None
+
+
+def _eps_guess(pair: AnyPair, steps: int, grid: Grid, delta: Fraction) -> float | None:
+    """Where `compose`'s ε(δ) tilts its FFT powers (`composed(…, target=…)`): for a Gaussian
+    pair the saddle point estimate (`_saddle_eps`), else the midpoint of the certified ε(δ)
+    on a lattice _PROBE_H times coarser, composed in balls (its vectors are that much
+    shorter). Floats choose: the tilted powers are certified at every ε and
+    sharpest near the target, so a poor guess costs width, never soundness (and the width is
+    checked against rtol as always). None for few steps, where balls are cheap anyway, or
+    where the coarse lattice resolves no finite ε."""
+    if steps < _GUESS_STEPS:
+        return None
+    saddle = _saddle_eps(pair, steps, float(delta))
+    if saddle is not None:
+        return _finite_target(Fraction(saddle))
+    try:
+        b = composed(pair, steps, replace(grid, h=grid.h * _PROBE_H)).epsilon(delta)
+    except ArithmeticError:
+        return None
+    return _finite_target((b.lo + b.hi) / 2)
 
 
 def _refine_delta(pair: AnyPair, steps: int, eps: Fraction, grid: Grid,
@@ -2082,6 +2139,52 @@ _PLAN_POINTS = 4001    # the one-step float loss law's grid
 _PLAN_CUT = 100        # the cut's δ scale: the estimate divided by this
 
 
+def _cgf(logw: np.ndarray, loss: np.ndarray, t: float) -> tuple[float, float, float]:
+    """(K(t), K'(t), K''(t)) of the loss on a float grid with normalised log-weights logw."""
+    a = logw + t * loss
+    m = float(a.max())
+    e = np.exp(a - m)
+    tot = float(e.sum())
+    m1 = float((e * loss).sum()) / tot
+    return m + math.log(tot), m1, max(float((e * loss * loss).sum()) / tot - m1 * m1, 1e-300)
+
+
+def _saddle_eps(pair: AnyPair, steps: int, delta: float) -> float | None:
+    """A float estimate of ε(δ) after `steps` releases of a Gaussian pair: along each order's
+    saddle point curve θ ↦ (ε = kK'(θ), δ = e^{kK(θ) − θε}/(θ(1+θ)·√(2πkK''(θ)))) (`_saddle`'s
+    approximation), the θ where δ meets the target, by bisection on log θ; the larger ε of
+    the two orders. None for other pairs or where no θ in [10^-6, 10^4] reaches δ. Floats
+    only: it tilts `compose`'s ε(δ) FFT powers, never decides."""
+    if not isinstance(pair, Pair) or pair.kernel != "gauss" or not 0 < delta < 1:
+        return None
+    lo, hi = _support(pair, Grid())
+    xs = np.linspace(lo, hi, _PLAN_POINTS)
+    lp, lq = _float_logpdf(pair, pair.p, xs), _float_logpdf(pair, pair.q, xs)
+    target = math.log(delta)
+    best = None
+    for logw, loss in ((lp, lp - lq), (lq, lq - lp)):
+        logw = logw - np.logaddexp.reduce(logw)
+
+        def at(log_t: float, logw: np.ndarray = logw, loss: np.ndarray = loss
+               ) -> tuple[float, float]:
+            t = math.exp(log_t)
+            k0, k1, k2 = _cgf(logw, loss, t)
+            eps = steps * k1
+            return eps, (steps * k0 - t * eps
+                         - math.log(t * (1 + t) * math.sqrt(2 * math.pi * steps * k2)))
+
+        a, b = math.log(1e-6), math.log(1e4)
+        if not (at(a)[1] > target > at(b)[1]):
+            continue
+        for _ in range(40):
+            mid = (a + b) / 2
+            a, b = (mid, b) if at(mid)[1] > target else (a, mid)
+        eps = at(b)[0]
+        if eps > 0 and math.isfinite(eps):
+            best = eps if best is None else max(best, eps)
+    return best
+
+
 def _saddle(logw: np.ndarray, loss: np.ndarray, steps: int, eps: float
             ) -> tuple[float, float] | None:
     """(θ, δ estimate) for one order: θ solves k·K'(θ) = ε for the one-step loss's cumulant
@@ -2092,13 +2195,7 @@ def _saddle(logw: np.ndarray, loss: np.ndarray, steps: int, eps: float
     logw = logw - np.logaddexp.reduce(logw)
 
     def cgf(t: float) -> tuple[float, float, float]:
-        a = logw + t * loss
-        m = float(a.max())
-        e = np.exp(a - m)
-        tot = float(e.sum())
-        m1 = float((e * loss).sum()) / tot
-        return m + math.log(tot), m1, max(float((e * loss * loss).sum()) / tot - m1 * m1,
-                                          1e-300)
+        return _cgf(logw, loss, t)
 
     if steps * cgf(0.0)[1] >= eps:
         return None
