@@ -1909,9 +1909,9 @@ def compose(pair: AnyPair, steps: int, *, epsilon: Fraction | None = None,
     ``grid.h`` comes first (returned if it already meets `rtol`); where its width is in the O(h²)
     regime of the discretisation error, that law picks the first real lattice, which may be
     coarser than ``grid.h`` (q = 1/100, σ = 3/5, k = 1000 meets 1 % at h ≈ 1/150, not 1/1000),
-    and the probe's certified δ sets the negligible cut (`_cut_bits`). For ε(δ) after many
-    steps, a coarse lattice's certified ε(δ) first (`_eps_guess`) tilts the float FFT powers
-    there. Then the lattice is
+    and the probe's certified δ sets the negligible cut (`_cut_bits`). After 100 steps or
+    more the float FFT powers are tilted to the ε asked for, or for ε(δ) to a float guess of
+    it (`_eps_guess`). Then the lattice is
     refined (at most `max_refinements` times) by the factor the law predicts (between 2 and
     8, from 1.25 after a near miss; 2 when nothing can be predicted): the work grows as 1/h, and halving step by step would
     pay for every intermediate lattice. Every bracket on the way is certified, and the last
@@ -1930,12 +1930,13 @@ def compose(pair: AnyPair, steps: int, *, epsilon: Fraction | None = None,
     if epsilon is not None and rtol is not None:
         return _refine_delta(pair, steps, Fraction(epsilon), grid, Fraction(rtol),
                              max_refinements)
-    target: float | None = None
     if rtol is not None:
         # ε(δ): the ε found is not known yet; e^1 is a guess
         grid = replace(grid, negligible_bits=_cut_bits(steps, grid, float(delta), 1.0,  # type: ignore[arg-type]
                                                        Fraction(rtol)))
-        target = _eps_guess(pair, steps, grid, Fraction(delta))  # type: ignore[arg-type]
+    # after many steps the FFT powers are tilted to the ε asked for, or to a guess of ε(δ)
+    target = ((_finite_target(Fraction(epsilon)) if steps >= _GUESS_STEPS else None)
+              if epsilon is not None else _eps_guess(pair, steps, grid, Fraction(delta)))  # type: ignore[arg-type]
     while True:
         c = composed(pair, steps, grid, target=target)
         b = c.delta(Fraction(epsilon)) if epsilon is not None else c.epsilon(Fraction(delta))  # type: ignore[arg-type]
