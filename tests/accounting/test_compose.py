@@ -407,3 +407,28 @@ def test_float_suffix_sums_enclose_the_arb_sums() -> None:
     finally:
         flint.ctx.prec = old
     assert below and above  # neither side of the plain float sums is a bound
+
+
+def test_refinement_stops_when_a_finer_lattice_moves_neither_end(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """At δ ≈ 10⁻¹⁹ (q = 1/1000, σ = 2, k = 1000, ε = 1) the cut holds both ends: the first
+    real lattice repeats the last probe's bracket, so no finer lattice is composed (there
+    were three more, 2 s, for the same bracket); the saddle point estimate of δ (floats)
+    lies below its upper end."""
+    calls: list[F] = []
+    real = C.composed
+
+    def counting(pair, steps, grid, *a, **kw):  # type: ignore[no-untyped-def]
+        calls.append(grid.h)
+        return real(pair, steps, grid, *a, **kw)
+
+    monkeypatch.setattr(C, "composed", counting)
+    pair = C.poisson_gaussian(F(1, 1000), F(2))
+    b = C.compose(pair, 1000, epsilon=F(1), rtol=F(1, 100))
+    assert b.lo == 0 and 0 < b.hi < F(1, 10**18)
+    assert len(calls) <= 3
+    lo, hi = C._support(pair, C.Grid())
+    import numpy as np
+    xs = np.linspace(lo, hi, C._PLAN_POINTS)
+    lp, lq = C._float_logpdf(pair, pair.p, xs), C._float_logpdf(pair, pair.q, xs)
+    est = C._saddle(lp, lp - lq, 1000, 1.0)
+    assert est is not None and est[1] <= float(b.hi)

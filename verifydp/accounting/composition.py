@@ -1981,7 +1981,8 @@ def _refine_delta(pair: AnyPair, steps: int, eps: Fraction, grid: Grid,
     where it has one, else from the probes; then refinements (see `compose`). Every
     lattice's per-direction brackets are certified, so each level intersects them with the
     earlier ones, and a direction whose certified upper end lies below the best certified
-    lower end of δ is not composed again: δ = max of the two orders cannot be it."""
+    lower end of δ is not composed again: δ = max of the two orders cannot be it.
+    Refinement stops early when a finer lattice leaves the bracket exactly as it was."""
     with memo_cells():  # a direction added on the same lattice reuses its cells
         return _refine_delta_in(pair, steps, eps, grid, rtol, max_refinements)
 
@@ -1994,6 +1995,7 @@ def _refine_delta_in(pair: AnyPair, steps: int, eps: Fraction, grid: Grid,
         # a loss so small that the default lattice cannot see it (Laplace b = 20, q = 1/100)
         grid = replace(grid, h=Fraction(spread / _SPREAD_STEPS).limit_denominator(10**9))
     bits = min(grid.negligible_bits, _MIN_CUT_BITS)
+    prev: Bracket | None = None  # the last lattice's bracket: refining stops when it repeats
     known: tuple[Bracket | None, ...] = (None, None)
     b = Bracket(Fraction(0), Fraction(1))
     # the FFT lower end may lose a tenth of the width asked for; once a lattice after the
@@ -2051,11 +2053,17 @@ def _refine_delta_in(pair: AnyPair, steps: int, eps: Fraction, grid: Grid,
                 break
         grid = replace(grid, negligible_bits=bits if b.lo > 0 else caller_bits,
                        h=_first_h(grid, probe_h, b, rtol))
+        prev = b
         known = level(grid)
         b = _max_bracket(known)  # type: ignore[arg-type]
     while True:
         if b.hi == 0 or b.hi - b.lo <= rtol * b.hi or max_refinements <= 0:
             return b
+        if prev is not None and (b.lo, b.hi) == (prev.lo, prev.hi):
+            # a finer lattice moved neither end: the cut or the tails hold them (δ ≈ 10^-19
+            # at q = 1/1000, σ = 2, k = 1000: [0, 2.3·10^-19] on every lattice), not h
+            return b
+        prev = b
         grid = _finer(grid, b, rtol, caller_bits)
         max_refinements -= 1
         known = level(grid)
