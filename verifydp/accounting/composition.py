@@ -1943,11 +1943,12 @@ def compose(pair: AnyPair, steps: int, *, epsilon: Fraction | None = None,
         if meets(b) or max_refinements <= 0:
             return b
         grid = _finer(grid, b, Fraction(rtol), caller_bits)  # type: ignore[arg-type]
-        target = _finite_target((b.lo + b.hi) / 2) if target is not None else None
+        if target is not None:  # only ε(δ) refines here: b brackets ε
+            target = _finite_target((b.lo + b.hi) / 2)
         max_refinements -= 1
 
 
-_GUESS_STEPS = 100  # ε(δ) after at least this many steps: tilt the FFT to a coarse guess
+_GUESS_STEPS = 100  # from this many steps `compose` tilts its FFT powers (to ε, or a guess of ε(δ))
 
 
 def _finite_target(eps: Fraction) -> float | None:
