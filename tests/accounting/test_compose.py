@@ -24,6 +24,16 @@ def exact_gaussian_delta(mu: F, eps: F) -> tuple[F, F]:
     return d.lo, d.hi
 
 
+def exact_gaussian_epsilon(mu: int, delta: F, start: float) -> F:
+    """ε(δ) of the same profile to 35 digits (mpmath at 40), the root found from `start`."""
+    with mpmath.workdps(40):
+        m = mpmath.mpf(mu)
+        tgt = mpmath.mpf(delta.numerator) / delta.denominator
+        root = mpmath.findroot(lambda e: mpmath.ncdf(m / 2 - e / m)
+                               - mpmath.exp(e) * mpmath.ncdf(-m / 2 - e / m) - tgt, start)
+        return F(mpmath.nstr(root, 35))
+
+
 @pytest.mark.parametrize("sigma,k,eps", [(F(2), 16, F(1)), (F(1), 4, F(1, 2)),
                                          (F(3, 2), 9, F(2)), (F(1, 2), 1, F(3))])
 def test_plain_gaussian_contains_the_exact_delta(sigma: F, k: int, eps: F) -> None:
@@ -36,13 +46,9 @@ def test_plain_gaussian_contains_the_exact_delta(sigma: F, k: int, eps: F) -> No
 def test_epsilon_of_delta_contains_the_exact_epsilon() -> None:
     mu = F(2)  # k = 16, σ = 2
     target = F(1, 10**3)
-    with mpmath.workdps(40):
-        m = mpmath.mpf(2)
-        tgt = mpmath.mpf(target.numerator) / target.denominator
-        exact = mpmath.findroot(lambda e: mpmath.ncdf(m / 2 - e / m)
-                                - mpmath.exp(e) * mpmath.ncdf(-m / 2 - e / m) - tgt, 4)
+    exact = exact_gaussian_epsilon(2, target, 4)
     b = C.compose(C.poisson_gaussian(F(1), F(2)), 16, delta=target, grid=C.Grid(h=F(1, 200)))
-    assert b.lo <= F(mpmath.nstr(exact, 35)) <= b.hi
+    assert b.lo <= exact <= b.hi
     assert b.width < F(1, 100)
     assert exact_gaussian_delta(mu, b.hi)[1] <= target  # the upper end is a valid ε
 
@@ -357,16 +363,12 @@ def test_epsilon_of_delta_after_many_steps_tilts_to_the_saddle_guess() -> None:
     with the δ(ε) path's certified brackets at both ends (δ(ε_hi) may not exceed δ, δ(ε_lo)
     may not fall below it)."""
     target = F(1, 10**5)
-    with mpmath.workdps(40):
-        m = mpmath.mpf(1)
-        tgt = mpmath.mpf(target.numerator) / target.denominator
-        exact = mpmath.findroot(lambda e: mpmath.ncdf(m / 2 - e / m)
-                                - mpmath.exp(e) * mpmath.ncdf(-m / 2 - e / m) - tgt, 3)
+    exact = exact_gaussian_epsilon(1, target, 3)
     plain = C.poisson_gaussian(F(1), F(20))
     guess = C._saddle_eps(plain, 400, float(target))
     assert guess is not None and abs(guess - float(exact)) <= 0.1 * float(exact)
     b = C.compose(plain, 400, delta=target, rtol=F(1, 100))
-    assert b.lo <= F(mpmath.nstr(exact, 35)) <= b.hi and b.width <= b.hi / 100
+    assert b.lo <= exact <= b.hi and b.width <= b.hi / 100
     sub = C.poisson_gaussian(F(1, 100), F(1))
     e = C.compose(sub, 1000, delta=target, rtol=F(1, 100))
     assert e.width <= e.hi / 100
