@@ -245,12 +245,6 @@ def _ends(p: flint.arb_poly, n: int) -> vi.Iv:
     return np.maximum(lo, 0.0), hi
 
 
-def _fsum(x: np.ndarray, up: bool) -> float:
-    """Σx rounded outward (math.fsum is correctly rounded: one rounding of the exact sum)."""
-    s = math.fsum(x.tolist())
-    return float(vi.rup(np.array([s]))[0] if up else vi.rdn(np.array([s]))[0])
-
-
 def _up(x: flint.arb) -> flint.arb:
     return flint.arb(max(x.upper(), 0))
 
@@ -401,7 +395,7 @@ def _label_laws(qF: vi.Iv, qG: vi.Iv, t: int, n: int
         rp = float(np.max(np.maximum(qG[1] - pm, pm - qG[0]) / pm))
         mids = _products(qm, pm, t, n)
         out, over = {}, {}
-        q_mass = flint.arb(_fsum(qm, up=True))
+        q_mass = flint.arb(vi.fsum(qm, up=True))
         for key, (a, b) in _FACTORS.items():
             k = max(t + a, 0)
             lo_f = vi.of_ball((1 - ball(Fraction(rq))) ** k * (1 - ball(Fraction(rp))) ** b)[0]
@@ -409,13 +403,13 @@ def _label_laws(qF: vi.Iv, qG: vi.Iv, t: int, n: int
             lo, hi = _ends(mids[key], n)
             out[key] = (np.maximum(vi.rdn(lo * lo_f), 0.0), vi.rup(hi * vi.of_ball(grow)[1]))
             if b == 0:
-                over[key] = _up(grow * (q_mass**k - _fsum(lo, up=False)))
+                over[key] = _up(grow * (q_mass**k - vi.fsum(lo, up=False)))
         return out, over["q0"], over["q1"]
     sides = [_products(qF[i], qG[i], t, n) for i in (0, 1)]
     out = {key: (_ends(sides[0][key], n)[0], _ends(sides[1][key], n)[1]) for key in _FACTORS}
-    q_mass = flint.arb(_fsum(qF[1], up=True))
-    return (out, _up(q_mass**t - _fsum(out["q0"][0], up=False)),
-            _up(q_mass ** (t - 1) - _fsum(out["q1"][0], up=False)))
+    q_mass = flint.arb(vi.fsum(qF[1], up=True))
+    return (out, _up(q_mass**t - vi.fsum(out["q0"][0], up=False)),
+            _up(q_mass ** (t - 1) - vi.fsum(out["q1"][0], up=False)))
 
 
 @lru_cache(maxsize=4)
@@ -431,8 +425,8 @@ def laws(pair: Allocation) -> AllocationLaws:
     c_iv = vi.of_ball(ball(c))
     a = (np.concatenate(([c_iv[0]], a_f)), np.concatenate(([c_iv[1]], a_f)))
     tF, tG, beyondF, beyondG = _masses(pair.sigma, a, from_zero=False)
-    p_big = flint.arb(_fsum(np.concatenate((tG[1], beyondG[1])), up=True))  # P(Y' > c)
-    q_big = flint.arb(_fsum(np.concatenate((tF[1], beyondF[1])), up=True))  # Q(Y > c)
+    p_big = flint.arb(vi.fsum(np.concatenate((tG[1], beyondG[1])), up=True))  # P(Y' > c)
+    q_big = flint.arb(vi.fsum(np.concatenate((tF[1], beyondF[1])), up=True))  # Q(Y > c)
     # two or more tail terms; one beyond the tail's last point (both: perfectly distinguished)
     p_rare = (p_big * (t - 1) * q_big + (t - 1) * (t - 2) * q_big * q_big / 2
               + flint.arb(beyondG[1][0]) + (t - 1) * flint.arb(beyondF[1][0]))
@@ -455,15 +449,15 @@ def laws(pair: Allocation) -> AllocationLaws:
     vals = _lattice(n, g)
     # what the windows leave out: the whole law's masses minus the kept (perfectly
     # distinguished): K = 0's Q-mass and P-mass E[Ŝ/t; K = 0] = mean_w·mass_w^(t−1) …
-    q_out0 = _up(mass_w**t - _fsum(k0_lo, up=False))
-    p_out0 = _up(mean_w * mass_w ** (t - 1) - _fsum(vi.mul(_ratios(vals, t), (k0_lo, k0_lo))[0],
+    q_out0 = _up(mass_w**t - vi.fsum(k0_lo, up=False))
+    p_out0 = _up(mean_w * mass_w ** (t - 1) - vi.fsum(vi.mul(_ratios(vals, t), (k0_lo, k0_lo))[0],
                                                     up=False))
     # … and K = 1's: t positions × the tail's mass × the rest's overflow, its P-mass
     # E[(b + a)/t; …] = (V0·Σ_{b out} b·B_b + V1·Σ_{b out} B_b)·t/t
-    v0 = flint.arb(_fsum(v, up=True))
-    v1 = flint.arb(_fsum(vi.mul(a, (v, v))[1], up=True))
-    rest_out = _up(mass_w ** (t - 1) - _fsum(r_lo, up=False))
-    rest_mean_out = _up((t - 1) * mean_w * mass_w ** (t - 2) - _fsum(vi.mul(vals, (r_lo, r_lo))[0],
+    v0 = flint.arb(vi.fsum(v, up=True))
+    v1 = flint.arb(vi.fsum(vi.mul(a, (v, v))[1], up=True))
+    rest_out = _up(mass_w ** (t - 1) - vi.fsum(r_lo, up=False))
+    rest_mean_out = _up((t - 1) * mean_w * mass_w ** (t - 2) - vi.fsum(vi.mul(vals, (r_lo, r_lo))[0],
                                                                    up=False)) if t > 1 else \
         flint.arb(0)
     q_out1 = t * v0 * rest_out
@@ -483,8 +477,8 @@ def laws(pair: Allocation) -> AllocationLaws:
     # negligible atoms join the perfectly distinguished rest: their P-mass (ratio × Q-mass,
     # upper ends) at +∞, their Q-mass at −∞
     small = q < _NEGLIGIBLE
-    p_small = flint.arb(_fsum(vi.mul(lr, (q, q))[1][small], up=True))
-    q_small = flint.arb(_fsum(q[small], up=True))
+    p_small = flint.arb(vi.fsum(vi.mul(lr, (q, q))[1][small], up=True))
+    q_small = flint.arb(vi.fsum(q[small], up=True))
     lr, q = (lr[0][~small], lr[1][~small]), q[~small]
     order = np.argsort(lr[0] + lr[1], kind="stable")
     p_inf = _up(p_out0 + p_out1 + p_rare + p_small)
@@ -517,13 +511,13 @@ def laws(pair: Allocation) -> AllocationLaws:
     tq = (np.concatenate((ends["q0"][0][1:], tq1[0])), np.concatenate((ends["q0"][1][1:], tq1[1])))
     # negligible atoms: P-mass dropped, Q-mass (upper ends) to the rest
     t_small = tq[1] < _NEGLIGIBLE
-    q_small_t = flint.arb(_fsum(tq[1][t_small], up=True))
+    q_small_t = flint.arb(vi.fsum(tq[1][t_small], up=True))
     tlr = (tlr[0][~t_small], tlr[1][~t_small])
     tp, tq = (tp[0][~t_small], tp[1][~t_small]), (tq[0][~t_small], tq[1][~t_small])
     torder = np.argsort(tlr[0] + tlr[1], kind="stable")
     # the rest (P-mass dropped; Q-mass an upper end): two or more tail terms, and what the
     # windows leave out of K = 0 and of K = 1
-    f_sum = flint.arb(_fsum(fT[1], up=True))
+    f_sum = flint.arb(vi.fsum(fT[1], up=True))
     q_rest = _up(q0_out + t * f_sum * q1_out + t * (t - 1) * f_sum * f_sum / 2 + q_small_t)
     spread_lr = (lr[0][order], lr[1][order])
     test_lr = (tlr[0][torder], tlr[1][torder])

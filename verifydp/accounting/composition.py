@@ -2461,13 +2461,6 @@ def _fvec(step: _Step, key: str, mirror: bool = False) -> _FVec:
     return _FVec(lo, hi, step.off, out)
 
 
-def _fsum(x: np.ndarray, up: bool) -> float:
-    """Σ x for x ≥ 0, rounded outward (`vecint.grouped_sum`)."""
-    if not len(x):
-        return 0.0
-    return float(vi.grouped_sum(np.zeros(len(x), dtype=np.int64), np.maximum(x, 0.0), 1, up)[0])
-
-
 def _fwindow(v: _FVec, upper: bool, negligible: float) -> _FVec:
     """`_window` without index bounds, in floats: negligible leading and trailing entries
     (upper ends at most `negligible`) cut, their mass rounded up to the kept bottom and
@@ -2478,9 +2471,9 @@ def _fwindow(v: _FVec, upper: bool, negligible: float) -> _FVec:
     if first == 0 and last == n - 1:
         return v
     lo, hi = v.lo[first:last + 1].copy(), v.hi[first:last + 1].copy()
-    below_hi, above_hi = _fsum(v.hi[:first], True), _fsum(v.hi[last + 1:], True)
+    below_hi, above_hi = vi.fsum(v.hi[:first], True), vi.fsum(v.hi[last + 1:], True)
     if upper:
-        lo[0] = vi.rdn(lo[0] + _fsum(v.lo[:first], False))  # rounded up to the bottom
+        lo[0] = vi.rdn(lo[0] + vi.fsum(np.maximum(v.lo[:first], 0.0), False))  # rounded up to the bottom
         hi[0] = vi.rup(hi[0] + below_hi)
         out = v.out + flint.arb(above_hi)                  # to +∞
     else:
@@ -2578,7 +2571,7 @@ def _fft_core(base: _FVec, k: int, side: str, target: float, h: float,
     # paths with a step in `out`: (T + o)^k − T^k ≤ k·o·(T + o)^(k−1) (no cancellation)
     lost = flint.arb(0)
     if base.out.upper() > 0:  # else no mass was dropped: no such paths
-        total = flint.arb(_fsum(base.hi, True))
+        total = flint.arb(vi.fsum(base.hi, True))
         t_o = flint.arb((total + base.out).upper())
         lost = k * flint.arb(base.out.upper()) * t_o ** (k - 1)
     return _FftOut(vals, k * base.off + lo_i, R, kk * Ra ** (-lo_i), err,

@@ -99,6 +99,12 @@ def total(a: Iv) -> tuple[float, float]:
             float(rup(np.array(float(a[1].sum()) + margin))))
 
 
+def fsum(x: np.ndarray, up: bool) -> float:
+    """Σ x (any signs) rounded outward: the upper end of `total` if `up`, else the lower."""
+    lo, hi = total((x, x))
+    return hi if up else lo
+
+
 def pad(a: Iv, r: np.ndarray | float) -> Iv:
     """a widened by r ≥ 0 on both sides."""
     return rdn(a[0] - r), rup(a[1] + r)
