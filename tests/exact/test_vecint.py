@@ -79,8 +79,9 @@ def test_exp_affine_declines_exponents_beyond_700() -> None:
 
 def test_total_encloses_the_exact_sum_of_any_signs() -> None:
     """`total`: Σ over intervals of any sign, the exact rational sum of the ends inside; a
-    cancelling triple (1e16, 1, −1e16) sums to 0 in floats, 1 exactly, so the margin is
-    what encloses it (the mutant without it is caught)."""
+    cancelling triple (1e16, 1, −1e16) sums to 0 in floats, 1 exactly, and is enclosed;
+    2^17 masses summing to 1 are enclosed within a few ulps (complements 1 − Σ read them:
+    a margin of n·u·Σ|x|, 3·10^-11 here, is too wide)."""
     from fractions import Fraction
 
     rng = np.random.default_rng(11)
@@ -96,3 +97,8 @@ def test_total_encloses_the_exact_sum_of_any_signs() -> None:
     a, b = V.total((x, x))
     assert a <= 1.0 <= b and b - a < 1e3
     assert V.total((np.zeros(0), np.zeros(0))) == (0.0, 0.0)
+    masses = rng.random(2**17)
+    masses /= masses.sum()
+    a, b = V.total((masses, masses))
+    exact = sum((Fraction(x) for x in masses.tolist()), Fraction(0))
+    assert Fraction(a) <= exact <= Fraction(b) and b - a <= 1e-15

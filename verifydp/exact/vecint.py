@@ -84,25 +84,19 @@ def grouped_sum(idx: np.ndarray, x: np.ndarray, size: int, up: bool) -> np.ndarr
     return np.maximum(rdn(s * (1 - 4 * c * 2.0**-53)), 0.0)
 
 
-def total(a: Iv) -> tuple[float, float]:
-    """Floats enclosing Σ_i x_i for every x_i in [lo_i, hi_i] (any signs): a float sum of
-    n terms in any order errs by at most γ_{n−1}·Σ|x| (Higham 2002, §4.2, (4.4)); Σ|x| is
-    itself a float sum, so the margin 4nu·(Σ|lo| + Σ|hi|) covers it while nu < 1/4."""
-    n = len(a[0])
-    if not n:
-        return 0.0, 0.0
-    u = 2.0**-53
-    if not n * u < 0.25:
-        raise ArithmeticError("total: too many terms for the summation bound")
-    margin = float(rup(np.array(4 * n * u * (float(np.abs(a[0]).sum()) + float(np.abs(a[1]).sum())))))
-    return (float(rdn(np.array(float(a[0].sum()) - margin))),
-            float(rup(np.array(float(a[1].sum()) + margin))))
-
-
 def fsum(x: np.ndarray, up: bool) -> float:
-    """Σ x (any signs) rounded outward: the upper end of `total` if `up`, else the lower."""
-    lo, hi = total((x, x))
-    return hi if up else lo
+    """Σ x (any signs) rounded outward: `math.fsum` is correctly rounded (one rounding of
+    the exact sum), so one step outward encloses it. Exact enough for complements such as
+    1 − Σ (a bound with an n·u margin is not)."""
+    if not len(x):
+        return 0.0
+    s = np.array([math.fsum(np.asarray(x, dtype=float).tolist())])
+    return float(rup(s)[0] if up else rdn(s)[0])
+
+
+def total(a: Iv) -> tuple[float, float]:
+    """Floats enclosing Σ_i x_i for every x_i in [lo_i, hi_i] (any signs)."""
+    return fsum(a[0], False), fsum(a[1], True)
 
 
 def pad(a: Iv, r: np.ndarray | float) -> Iv:
