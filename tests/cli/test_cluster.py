@@ -20,7 +20,7 @@ import pytest
 from verifydp.casebook import replay
 from verifydp.cli.main import main
 from verifydp.hunt.executors import SCHEDULER_ENV
-from verifydp.hunt.search import _hard_stop, _TimeUp
+from verifydp.hunt.search import _TimeUp, hard_stop
 
 distributed = pytest.importorskip("distributed")
 dask = pytest.importorskip("dask")
@@ -127,7 +127,7 @@ def test_a_search_off_the_main_thread_keeps_its_slice():
     def run() -> None:
         t0 = time.monotonic()
         try:
-            with contextlib.suppress(_TimeUp), _hard_stop([t0 + 0.5]):
+            with contextlib.suppress(_TimeUp), hard_stop([t0 + 0.5]):
                 while time.monotonic() - t0 < 5:
                     sum(range(100))
             seen["stopped_after"] = time.monotonic() - t0

@@ -4,6 +4,7 @@ claim holds, the portfolio keeps state, and killing a hunt loses no witness."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -18,7 +19,7 @@ from hypothesis import example, given, settings
 from tests.shared import REPLAY_GROUP
 from verifydp.casebook import replay
 from verifydp.claims.base import Verdict
-from verifydp.hunt.portfolio import HuntState, offer_witness, run_hunt
+from verifydp.hunt.portfolio import HuntState, hunt_task, offer_witness, run_hunt
 from verifydp.hunt.search import search, with_search_point
 from verifydp.hunt.spaces import SPACES
 from verifydp.witness import witness_size, write_witness
@@ -207,11 +208,11 @@ def test_a_search_after_a_thread_stop_keeps_its_speed():
     import threading
     import time
 
-    from verifydp.hunt.search import _hard_stop, _TimeUp
+    from verifydp.hunt.search import _TimeUp, hard_stop
 
     def run() -> None:
         t0 = time.monotonic()
-        with contextlib.suppress(_TimeUp), _hard_stop([t0 + 0.3]):
+        with contextlib.suppress(_TimeUp), hard_stop([t0 + 0.3]):
             while time.monotonic() - t0 < 3:
                 sum(range(100))
 
@@ -234,7 +235,7 @@ def test_exceptions_dropped_in_finalisers_during_a_search_do_not_reach_the_old_h
     import contextlib
     import gc
 
-    from verifydp.hunt.search import _hard_stop, _TimeUp
+    from verifydp.hunt.search import _TimeUp, hard_stop
 
     seen: list[object] = []
     monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append(u.exc_value))
@@ -247,10 +248,65 @@ def test_exceptions_dropped_in_finalisers_during_a_search_do_not_reach_the_old_h
             raise self.exc
 
     t0 = time.monotonic()
-    with contextlib.suppress(_TimeUp), _hard_stop([t0 + 30]):
+    with contextlib.suppress(_TimeUp), hard_stop([t0 + 30]):
         Raises(_TimeUp())
         Raises(ValueError("kept"))
         gc.collect()
         assert seen == []  # nothing reaches the previous hook while the timer runs
     assert [type(e) for e in seen] == [ValueError]
     assert sys.unraisablehook is not None and time.monotonic() - t0 < 30
+
+
+class _DropsCtrlC:
+    """A finaliser that receives Ctrl-C: Python prints and drops the KeyboardInterrupt (the
+    way SIGINT was lost in a z3 object's __del__ and a hunt ran on to its budget)."""
+
+    def __del__(self) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(10**5):  # the handler runs here, inside the finaliser
+            pass
+
+
+def _spin(seconds: float) -> None:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        sum(range(100))
+
+
+def test_a_ctrl_c_dropped_in_a_finaliser_is_raised_again_within_a_tick() -> None:
+    from verifydp.hunt.search import hard_stop
+
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), hard_stop([math.inf]):
+        _DropsCtrlC()
+        _spin(5)
+    assert time.monotonic() - t0 < 2
+
+
+def test_hard_stop_leaves_an_ignored_ctrl_c_ignored() -> None:
+    from verifydp.hunt.search import hard_stop
+
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with hard_stop([math.inf]):
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def test_the_hunts_checker_grid_raises_a_dropped_ctrl_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grid of round 1 runs outside the search: a Ctrl-C dropped there once let an
+    interrupted hunt run a whole slice (60 s) before it stopped."""
+    import verifydp.claims
+
+    class Grid:
+        def check(self, budget: object) -> None:
+            _DropsCtrlC()
+            _spin(5)
+            raise AssertionError("the interrupt was lost")
+
+    monkeypatch.setattr(verifydp.claims, "get_claim", lambda claim: Grid())
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        hunt_task("must/prop7", 10, 1, None, True)
+    assert time.monotonic() - t0 < 2

@@ -425,13 +425,15 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     workers = args.workers or os.cpu_count() or 1
     witness_dir = None if args.no_witnesses else args.witness_dir
     interrupted = False
-    with _progress(args.no_progress) as progress:
+    with _remembered_interrupt() as stopped, _progress(args.no_progress) as progress:
         task = progress.add_task("hunting", total=len(ids))
 
         def tick(result: dict) -> None:
             if result["round"] == 1 or result.get("checked"):
                 progress.advance(task)
             progress.update(task, description=f"hunting (last: {result['claim']})")
+            if stopped[0]:  # a Ctrl-C that Python dropped between the searches
+                raise KeyboardInterrupt
 
         try:
             state = run_hunt(ids, args.budget, workers, args.state, witness_dir,

@@ -56,7 +56,7 @@ def hunt_task(claim: str, seconds: float, round_: int, witness_dir: str | None,
     workers), so that a portfolio whose tasks queue behind slow ones still ends on time."""
     from verifydp.claims import Budget, get_claim
     from verifydp.claims.base import Verdict
-    from verifydp.hunt.search import search
+    from verifydp.hunt.search import hard_stop, search
     from verifydp.hunt.spaces import space_for
 
     start = time.monotonic()
@@ -75,8 +75,10 @@ def hunt_task(claim: str, seconds: float, round_: int, witness_dir: str | None,
         return written
 
     if run_checker:
-        # the grid runs in full, as `check` runs it, so the hunt refutes what `check` refutes
-        res = get_claim(claim).check(Budget(None, fail_fast=False))
+        # the grid runs in full, as `check` runs it, so the hunt refutes what `check` refutes;
+        # a Ctrl-C that lands in a finaliser there (z3's objects have many) is raised again
+        with hard_stop([math.inf]):
+            res = get_claim(claim).check(Budget(None, fail_fast=False))
         out["check_verdict"] = res.verdict.value
         out["tries"] += len(res.instances)
         margins = [i.margin for i in res.instances if i.margin is not None]

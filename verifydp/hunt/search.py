@@ -55,7 +55,7 @@ _TICK = 0.25
 
 
 @contextlib.contextmanager
-def _hard_stop(stop: list[float]) -> Iterator[None]:
+def hard_stop(stop: list[float]) -> Iterator[None]:
     """Raise _TimeUp at stop[0], and KeyboardInterrupt on Ctrl-C, wherever the search is (main
     thread, POSIX only).
 
@@ -67,7 +67,9 @@ def _hard_stop(stop: list[float]) -> Iterator[None]:
     re-raised on the way out. Python hands such a dropped exception to sys.unraisablehook;
     while the timer runs, a hook of our own drops ours at once and keeps any other for the
     previous hook after the timer is off: the previous one (pytest's) formats tracebacks,
-    which a tick could interrupt, and pytest then failed the test."""
+    which a tick could interrupt, and pytest then failed the test. Where Ctrl-C is ignored
+    (a pool's worker: the main process ends it) it stays ignored. `stop = [math.inf]` guards
+    work that has no time limit (the hunt's checker grid) against a dropped Ctrl-C."""
     if threading.current_thread() is not threading.main_thread():
         with _thread_stop(stop):
             yield
@@ -102,7 +104,8 @@ def _hard_stop(stop: list[float]) -> Iterator[None]:
     old_hook = sys.unraisablehook
     sys.unraisablehook = on_unraisable
     old_alarm = signal.signal(signal.SIGALRM, on_alarm)
-    old_int = signal.signal(signal.SIGINT, on_int)
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    old_int = signal.signal(signal.SIGINT, signal.SIG_IGN if ignored else on_int)
     signal.setitimer(signal.ITIMER_REAL, min(max(stop[0] - time.monotonic(), 0), _TICK) + 0.01)
     try:
         yield
@@ -119,7 +122,7 @@ def _hard_stop(stop: list[float]) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _thread_stop(stop: list[float]) -> Iterator[None]:
-    """`_hard_stop` off the main thread, where no signal arrives: a Dask worker runs its tasks
+    """`hard_stop` off the main thread, where no signal arrives: a Dask worker runs its tasks
     in a thread pool.  A watcher thread raises _TimeUp in the search's thread (CPython's
     PyThreadState_SetAsyncExc) on every tick past stop[0], until the search has left; on the
     way out the watcher is stopped and an exception still pending is withdrawn, under one lock,
@@ -217,7 +220,7 @@ def search(space: HuntSpace, seconds: float, seed: int,
     cfg = settings(max_examples=10**6, deadline=None, database=None, derandomize=False,
                    suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
                    phases=[p for p in Phase if p is not Phase.explain])
-    with contextlib.suppress(NoSuchExample, _TimeUp), _hard_stop(stop):
+    with contextlib.suppress(NoSuchExample, _TimeUp), hard_stop(stop):
         try:
             find(space.strategy, refuted, settings=cfg, random=Random(seed))
         except (Flaky, IndexError):
