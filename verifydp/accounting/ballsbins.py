@@ -451,14 +451,14 @@ def laws(pair: Allocation) -> AllocationLaws:
     # distinguished): K = 0's Q-mass and P-mass E[Ŝ/t; K = 0] = mean_w·mass_w^(t−1) …
     q_out0 = _up(mass_w**t - vi.fsum(k0_lo, up=False))
     p_out0 = _up(mean_w * mass_w ** (t - 1) - vi.fsum(vi.mul(_ratios(vals, t), (k0_lo, k0_lo))[0],
-                                                    up=False))
+                                                      up=False))
     # … and K = 1's: t positions × the tail's mass × the rest's overflow, its P-mass
     # E[(b + a)/t; …] = (V0·Σ_{b out} b·B_b + V1·Σ_{b out} B_b)·t/t
     v0 = flint.arb(vi.fsum(v, up=True))
     v1 = flint.arb(vi.fsum(vi.mul(a, (v, v))[1], up=True))
     rest_out = _up(mass_w ** (t - 1) - vi.fsum(r_lo, up=False))
     rest_mean_out = _up((t - 1) * mean_w * mass_w ** (t - 2) - vi.fsum(vi.mul(vals, (r_lo, r_lo))[0],
-                                                                   up=False)) if t > 1 else \
+                                                                       up=False)) if t > 1 else \
         flint.arb(0)
     q_out1 = t * v0 * rest_out
     p_out1 = v0 * rest_mean_out + v1 * rest_out
