@@ -2159,6 +2159,14 @@ def _cgf(logw: np.ndarray, loss: np.ndarray, t: float) -> tuple[float, float, fl
     return m + math.log(tot), m1, max(float((e * loss * loss).sum()) / tot - m1 * m1, 1e-300)
 
 
+def _saddle_log_delta(cgf: tuple[float, float, float], steps: int, t: float, eps: float
+                      ) -> float:
+    """The saddle point approximation's log δ for the k-fold loss to exceed ε, at θ = t
+    with cgf = (K, K', K'') there (`_cgf`): kK(θ) − θε − log(θ(1+θ)·√(2πkK''(θ)))."""
+    k0, _, k2 = cgf
+    return steps * k0 - t * eps - math.log(t * (1 + t) * math.sqrt(2 * math.pi * steps * k2))
+
+
 def _saddle_eps(pair: AnyPair, steps: int, delta: float) -> float | None:
     """A float estimate of ε(δ) after `steps` releases of a Gaussian pair: along each order's
     saddle point curve θ ↦ (ε = kK'(θ), δ = e^{kK(θ) − θε}/(θ(1+θ)·√(2πkK''(θ)))) (`_saddle`'s
@@ -2178,10 +2186,9 @@ def _saddle_eps(pair: AnyPair, steps: int, delta: float) -> float | None:
         def at(log_t: float, logw: np.ndarray = logw, loss: np.ndarray = loss
                ) -> tuple[float, float]:
             t = math.exp(log_t)
-            k0, k1, k2 = _cgf(logw, loss, t)
-            eps = steps * k1
-            return eps, (steps * k0 - t * eps
-                         - math.log(t * (1 + t) * math.sqrt(2 * math.pi * steps * k2)))
+            cgf = _cgf(logw, loss, t)
+            eps = steps * cgf[1]
+            return eps, _saddle_log_delta(cgf, steps, t, eps)
 
         a, b = math.log(1e-6), math.log(1e4)
         if not (at(a)[1] > target > at(b)[1]):
@@ -2203,22 +2210,18 @@ def _saddle(logw: np.ndarray, loss: np.ndarray, steps: int, eps: float
     k-fold loss's mean; (∞, 0) when θ > 10^4 or ε beyond k times the grid's largest loss.
     Floats only: a plan, never a bound."""
     logw = logw - np.logaddexp.reduce(logw)
-
-    def cgf(t: float) -> tuple[float, float, float]:
-        return _cgf(logw, loss, t)
-
-    if steps * cgf(0.0)[1] >= eps:
+    if steps * _cgf(logw, loss, 0.0)[1] >= eps:
         return None
     if steps * float(loss[logw > -700].max()) <= eps:
         return math.inf, 0.0  # the k-fold loss never exceeds ε on the grid: δ ≈ 0
     lo, hi = 0.0, 1.0
-    while steps * cgf(hi)[1] < eps:
+    while steps * _cgf(logw, loss, hi)[1] < eps:
         lo, hi = hi, 2 * hi
         if hi > 1e4:
             return math.inf, 0.0  # ε at the loss's reach: δ negligible for the plan
     t = (lo + hi) / 2
     for _ in range(60):  # Newton inside the bracket, bisection where it leaves it
-        _, m1, m2 = cgf(t)
+        _, m1, m2 = _cgf(logw, loss, t)
         g = steps * m1 - eps
         if g < 0:
             lo = t
@@ -2229,9 +2232,7 @@ def _saddle(logw: np.ndarray, loss: np.ndarray, steps: int, eps: float
         if abs(nxt - t) <= 1e-9 * max(t, 1.0):
             break
         t = nxt
-    k0, _, k2 = cgf(t)
-    log_delta = steps * k0 - t * eps - math.log(t * (1 + t) * math.sqrt(2 * math.pi * steps * k2))
-    return t, math.exp(min(log_delta, 0.0))
+    return t, math.exp(min(_saddle_log_delta(_cgf(logw, loss, t), steps, t, eps), 0.0))
 
 
 def _law_h(theta: float, steps: int, width: float) -> float:
