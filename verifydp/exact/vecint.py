@@ -19,8 +19,9 @@ import math
 import flint
 import numpy as np
 
-__all__ = ["Iv", "add", "ball_of", "balls", "exp", "exp_affine", "exp_points", "grouped_sum",
-           "log", "log_points", "mul", "of_ball", "pad", "rdn", "rup", "sub", "total"]
+__all__ = ["Iv", "add", "ball_of", "balls", "exp", "exp_affine", "exp_points", "fsum",
+           "grouped_sum", "log", "log_points", "mul", "of_ball", "pad", "rdn", "rup", "sub",
+           "total"]
 
 Iv = tuple[np.ndarray, np.ndarray]
 
